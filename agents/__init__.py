@@ -1,0 +1,1 @@
+"""rsl_rl agent configs for LocoLab tasks."""

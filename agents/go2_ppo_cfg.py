@@ -1,0 +1,30 @@
+"""PPO agents for the Go2 velocity tasks: the stock Go2 runners with observation normalisation on.
+
+Normalisation makes the same hyper-parameters work across the observation scales our randomised tasks produce; its
+running statistics are part of every checkpoint, so resume and playback see the same inputs.
+"""
+
+from isaaclab.utils import configclass
+
+from isaaclab_tasks.core.velocity.config.go2.agents.rsl_rl_ppo_cfg import (
+    UnitreeGo2FlatPPORunnerCfg,
+    UnitreeGo2RoughPPORunnerCfg,
+)
+
+
+@configclass
+class LocoLabGo2RoughPPORunnerCfg(UnitreeGo2RoughPPORunnerCfg):
+    def __post_init__(self):
+        super().__post_init__()
+        self.experiment_name = "locolab_go2_rough"
+        self.actor.obs_normalization = True
+        self.critic.obs_normalization = True
+
+
+@configclass
+class LocoLabGo2FlatPPORunnerCfg(UnitreeGo2FlatPPORunnerCfg):
+    def __post_init__(self):
+        super().__post_init__()
+        self.experiment_name = "locolab_go2_flat"
+        self.actor.obs_normalization = True
+        self.critic.obs_normalization = True

@@ -1,0 +1,78 @@
+"""Train a LocoLab task headless with rsl_rl's OnPolicyRunner + PPO.
+
+    python scripts/train.py --task LocoLab-Velocity-Flat-Go2 --device cpu --num_envs 32 --max_iterations 3
+
+Writes <log_root>/<experiment>/<timestamp>_<run_name>/ with model_<it>.pt checkpoints (atomic), TensorBoard
+events and params/{env,agent}.yaml. --resume continues a run's iteration count, optimizer and normaliser.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from datetime import datetime
+
+DEFAULT_TASK = "LocoLab-Velocity-Flat-Go2"
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--task", default=DEFAULT_TASK, help=f"gymnasium task id (default {DEFAULT_TASK})")
+    parser.add_argument("--num_envs", type=int, default=None, help="default: the task's (4096), 64 on a CPU")
+    parser.add_argument("--device", default=None, help="cpu, cuda or cuda:N for simulator AND agent (default: cuda "
+                        "if available, else cpu)")
+    parser.add_argument("--max_iterations", type=int, default=None, help="default: the agent config's")
+    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--run_name", default="", help="suffix of the run directory")
+    parser.add_argument("--resume", default=None, help="run directory (latest checkpoint) or model_<it>.pt")
+    parser.add_argument("--log_root", default="logs", help="root of the run directories (default logs/)")
+    return parser.parse_args(argv)
+
+
+def run_dir(log_root: str, experiment: str, run_name: str) -> str:
+    stamp = datetime.now().strftime("%Y-%m-%d_%H-%M-%S")
+    return os.path.abspath(os.path.join(log_root, experiment, f"{stamp}_{run_name}" if run_name else stamp))
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    from locolab.envs import MissingAssetError, load_task_cfgs, open_env
+    from locolab.runners import CheckpointError, TrainingInterrupted, build_runner, resolve_checkpoint
+
+    try:
+        env_cfg, agent_cfg = load_task_cfgs(args.task, num_envs=args.num_envs, device=args.device, seed=args.seed)
+        resume = resolve_checkpoint(args.resume) if args.resume else None
+    except (ValueError, CheckpointError, MissingAssetError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    if args.max_iterations is not None:
+        agent_cfg.max_iterations = args.max_iterations
+    agent_cfg.run_name = args.run_name
+    log_dir = run_dir(args.log_root, agent_cfg.experiment_name, args.run_name)
+    env_cfg.log_dir = log_dir
+
+    from isaaclab.utils.io import dump_yaml
+
+    with open_env(args.task, env_cfg) as env:
+        runner = build_runner(env, agent_cfg, log_dir)
+        if resume is not None:
+            try:
+                runner.load(str(resume))
+            except CheckpointError as error:
+                print(f"error: {error}", file=sys.stderr)
+                return 2
+            print(f"[LocoLab] Resumed from {resume} at iteration {runner.current_learning_iteration}")
+        dump_yaml(os.path.join(log_dir, "params", "env.yaml"), env_cfg)
+        dump_yaml(os.path.join(log_dir, "params", "agent.yaml"), agent_cfg)
+        print(f"[LocoLab] Training {args.task} on {env_cfg.sim.device} with {env_cfg.scene.num_envs} envs: {log_dir}")
+        try:
+            runner.learn(agent_cfg.max_iterations, init_at_random_ep_len=agent_cfg.init_at_random_ep_len)
+        except TrainingInterrupted:
+            return 130
+    print(f"[LocoLab] Done: {log_dir}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,55 @@
+"""Checkpoint files: atomic writes, lookup of the latest one in a run, and loading with clear errors."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import torch
+
+CHECKPOINT_PATTERN = re.compile(r"^model_(\d+)\.pt$")
+
+
+class CheckpointError(RuntimeError):
+    """A checkpoint is missing, unreadable or does not fit the model it is loaded into."""
+
+
+def save_atomically(obj: dict, path: str | os.PathLike) -> None:
+    """``torch.save`` to a temporary file in the same folder, then rename: a reader never sees half a file."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp")
+    torch.save(obj, tmp)
+    os.replace(tmp, path)
+
+
+def latest_checkpoint(run_dir: str | os.PathLike) -> Path:
+    """The ``model_<it>.pt`` with the highest iteration in ``run_dir``."""
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        raise CheckpointError(f"Run directory not found: '{run_dir}'.")
+    found = [(int(m.group(1)), p) for p in run_dir.iterdir() if (m := CHECKPOINT_PATTERN.match(p.name))]
+    if not found:
+        raise CheckpointError(f"No model_<iteration>.pt checkpoint in '{run_dir}'.")
+    return max(found)[1]
+
+
+def resolve_checkpoint(path: str | os.PathLike) -> Path:
+    """A checkpoint file, or the latest checkpoint of a run directory."""
+    path = Path(path)
+    if path.is_dir():
+        return latest_checkpoint(path)
+    if not path.is_file():
+        raise CheckpointError(f"Checkpoint not found: '{path}' (give a model_<it>.pt file or a run directory).")
+    return path
+
+
+def read_checkpoint(path: str | os.PathLike, map_location: str = "cpu") -> dict:
+    """Load a checkpoint dictionary, turning unreadable files into a :class:`CheckpointError`."""
+    try:
+        data = torch.load(path, weights_only=False, map_location=map_location)
+    except Exception as error:  # torch raises several types for truncated or foreign files
+        raise CheckpointError(f"Checkpoint '{path}' cannot be read ({type(error).__name__}: {error}).") from error
+    if not isinstance(data, dict) or "iter" not in data:
+        raise CheckpointError(f"'{path}' is not a LocoLab/rsl_rl checkpoint (no 'iter' entry).")
+    return data
