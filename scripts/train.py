@@ -38,11 +38,13 @@ def run_dir(log_root: str, experiment: str, run_name: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     from locolab.envs import MissingAssetError, load_task_cfgs, open_env
-    from locolab.runners import CheckpointError, TrainingInterrupted, build_runner, resolve_checkpoint
+    from locolab.runners import CheckpointError, TrainingInterrupted, build_runner, read_checkpoint, resolve_checkpoint
 
     try:
         env_cfg, agent_cfg = load_task_cfgs(args.task, num_envs=args.num_envs, device=args.device, seed=args.seed)
         resume = resolve_checkpoint(args.resume) if args.resume else None
+        if resume is not None:
+            read_checkpoint(resume)  # fail before the environment is built
     except (ValueError, CheckpointError, MissingAssetError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

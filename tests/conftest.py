@@ -1,0 +1,46 @@
+"""Shared helpers: run LocoLab's scripts as a user would, and one small CPU training run reused by several tests."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def run_script(script: str, *args: str, timeout: float = 600, env: dict | None = None) -> subprocess.CompletedProcess:
+    """Run ``scripts/<script>`` (or a path relative to the repository) with this interpreter."""
+    path = REPO / "scripts" / script if "/" not in script else REPO / script
+    return subprocess.run(
+        [sys.executable, str(path), *args], cwd=REPO, capture_output=True, text=True, timeout=timeout, env=env
+    )
+
+
+def last_json(stdout: str) -> dict:
+    """The last line of ``stdout`` that parses as a JSON object."""
+    for line in reversed(stdout.strip().splitlines()):
+        if line.startswith("{"):
+            return json.loads(line)
+    raise AssertionError(f"no JSON line in output:\n{stdout[-2000:]}")
+
+
+def run_dirs(log_root: Path) -> list[Path]:
+    """Run directories under a log root, oldest first."""
+    return sorted(p.parent for p in log_root.glob("*/*/params"))
+
+
+@pytest.fixture(scope="session")
+def trained_run(tmp_path_factory) -> Path:
+    """A 3-iteration CPU training run of the flat Go2 task (8 envs)."""
+    log_root = tmp_path_factory.mktemp("logs")
+    result = run_script(
+        "train.py", "--task", "LocoLab-Velocity-Flat-Go2", "--device", "cpu", "--num_envs", "8",
+        "--max_iterations", "3", "--seed", "1", "--run_name", "fixture", "--log_root", str(log_root),
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    (run,) = run_dirs(log_root)
+    return run

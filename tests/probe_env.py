@@ -1,0 +1,60 @@
+"""Runs a LocoLab task for a few seconds and prints what the tests check, as one JSON line.
+
+Each Isaac Lab environment owns the process's simulation context, so tests run this in a subprocess per task.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+
+import torch
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--task", required=True)
+    parser.add_argument("--num_envs", type=int, default=8)
+    parser.add_argument("--seconds", type=float, default=2.0)
+    parser.add_argument("--actions", choices=("zero", "random"), default="zero")
+    args = parser.parse_args()
+
+    from locolab.assets import GO2_SPEC
+    from locolab.envs import load_task_cfgs, open_env
+
+    env_cfg, _ = load_task_cfgs(args.task, num_envs=args.num_envs, device="cpu", seed=0)
+    with open_env(args.task, env_cfg) as env:
+        unwrapped = env.unwrapped
+        robot = unwrapped.scene["robot"]
+        obs, _ = env.reset()
+        steps = math.ceil(args.seconds / unwrapped.step_dt)
+        action_dim = unwrapped.action_manager.total_action_dim
+        terminated = torch.zeros(args.num_envs, dtype=torch.bool)
+        finite = True
+        for _ in range(steps):
+            if args.actions == "zero":
+                actions = torch.zeros(args.num_envs, action_dim)
+            else:
+                actions = 2 * torch.rand(args.num_envs, action_dim) - 1
+            obs, reward, term, trunc, _ = env.step(actions)
+            terminated |= term
+            finite &= bool(torch.isfinite(obs["policy"]).all() and torch.isfinite(reward).all())
+        heights = robot.data.root_pos_w.torch[:, 2] - unwrapped.scene.env_origins[:, 2]
+        print(json.dumps({
+            "steps": steps,
+            "step_dt": unwrapped.step_dt,
+            "obs_shape": list(obs["policy"].shape),
+            "action_dim": action_dim,
+            "finite": finite,
+            "terminated": int(terminated.sum()),
+            "base_height_min": float(heights.min()),
+            "base_height_max": float(heights.max()),
+            "nominal_height": GO2_SPEC.standing_height(),
+            "body_names": robot.body_names,
+            "joint_names": robot.joint_names,
+        }))
+
+
+if __name__ == "__main__":
+    main()

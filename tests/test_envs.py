@@ -1,0 +1,52 @@
+"""Both Go2 tasks build and step on the CPU, on our robot, and the robot stands under the task's PD gains."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from conftest import last_json, run_script
+
+from locolab.assets import GO2_SPEC
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.mark.parametrize(
+    ("task", "obs_dim"),
+    [("LocoLab-Velocity-Flat-Go2", 48), ("LocoLab-Velocity-Rough-Go2", 48 + 187)],  # rough adds the height scan
+)
+def test_task_builds_and_steps_on_cpu_with_random_actions(task, obs_dim):
+    result = run_script("tests/probe_env.py", "--task", task, "--num_envs", "8", "--seconds", "1", "--actions", "random")
+    assert result.returncode == 0, result.stderr[-3000:]
+    probe = last_json(result.stdout)
+    assert probe["steps"] == 50
+    assert probe["obs_shape"] == [8, obs_dim]
+    assert probe["action_dim"] == 12
+    assert probe["finite"]
+    assert probe["joint_names"] == GO2_SPEC.joint_names()
+    assert {"base", "FL_foot", "RR_thigh"} <= set(probe["body_names"])
+
+
+def test_robot_stands_for_two_seconds_with_zero_actions():
+    result = run_script("tests/probe_env.py", "--task", "LocoLab-Velocity-Flat-Go2", "--num_envs", "16", "--seconds", "2")
+    assert result.returncode == 0, result.stderr[-3000:]
+    probe = last_json(result.stdout)
+    assert probe["steps"] == 100
+    assert probe["terminated"] == 0
+    nominal = GO2_SPEC.standing_height()
+    assert 0.9 * nominal <= probe["base_height_min"]
+    assert probe["base_height_max"] <= 1.1 * nominal
+
+
+def test_missing_asset_is_an_immediate_error_naming_the_file(tmp_path):
+    env = dict(os.environ, ISAACSIM_ASSET_ROOT=str(tmp_path / "empty_asset_root"))
+    result = run_script(
+        "train.py", "--device", "cpu", "--num_envs", "8", "--max_iterations", "1", "--log_root", str(tmp_path),
+        env=env, timeout=45,  # a cloud lookup would stall about 60 s before failing
+    )
+    assert result.returncode == 2
+    assert "Asset file not found" in result.stderr
+    assert "empty_asset_root/Isaac/IsaacLab/Environments/Grid" in result.stderr
+    assert "Traceback" not in result.stderr
