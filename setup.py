@@ -23,6 +23,8 @@ setup(
         "tensorboard",
         "imageio",
         "imageio-ffmpeg",
+        "mujoco",
+        "filelock",
     ],
     extras_require={"test": ["pytest"]},
 )

@@ -1,0 +1,189 @@
+"""Play a trained LocoLab policy headless: deterministic actions, tracking metrics, and an optional MP4 of env 0.
+
+    python scripts/play.py --run logs/locolab_go2_flat/<run> --device cpu --num_envs 8 --steps 500 --video
+
+Runs the policy's mean action (rsl_rl's inference policy) under ``torch.inference_mode``. Prints one line per
+episode (return, velocity-tracking errors, how it ended) and, last, one JSON summary line. Episodes still running
+when --steps ends are counted too (marked "cut"), so a policy that never falls still gets numbers.
+
+Video: env 0's state is drawn each step with MuJoCo's offscreen renderer on the robot's generated MJCF (Isaac
+Lab's renderers need Kit and an RTX GPU; see locolab.render). The MJCF has a flat floor only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+
+DEFAULT_TASK = "LocoLab-Velocity-Flat-Go2-Play"
+PLAY_SUFFIX = "-Play"
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--task", default=DEFAULT_TASK, help=f"gymnasium task id (default {DEFAULT_TASK}); a "
+                        "training task id is replaced by its -Play variant when one is registered")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--checkpoint", default=None, help="a model_<it>.pt file")
+    source.add_argument("--run", default=None, help="a run directory: its latest model_<it>.pt")
+    parser.add_argument("--device", default=None, help="cpu, cuda or cuda:N for simulator AND policy (default: cuda "
+                        "if available, else cpu)")
+    parser.add_argument("--num_envs", type=int, default=None, help="default: the task's (32 for -Play tasks)")
+    parser.add_argument("--steps", type=int, default=500, help="environment steps to run (default 500)")
+    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--video", action="store_true", help="record env 0 as an MP4")
+    parser.add_argument("--video_length", type=int, default=200, help="frames to record, one per step (default 200); "
+                        "the run is extended to at least this many steps")
+    parser.add_argument("--video_path", default=None, help="default: <checkpoint dir>/videos/play_<iteration>.mp4")
+    return parser.parse_args(argv)
+
+
+def play_task(task: str, registered: list[str]) -> str:
+    """``task``, or its -Play variant when ``task`` is a training task that has one."""
+    if not task.endswith(PLAY_SUFFIX) and f"{task}{PLAY_SUFFIX}" in registered:
+        return f"{task}{PLAY_SUFFIX}"
+    return task
+
+
+def _finite_or_none(value: float) -> float | None:
+    """JSON has no NaN/inf: report those as null."""
+    return value if math.isfinite(value) else None
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else float("nan")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    for name in ("steps", "video_length"):
+        if getattr(args, name) < 1:
+            print(f"error: --{name} must be at least 1, got {getattr(args, name)}.", file=sys.stderr)
+            return 2
+    if args.video:
+        # chooses MUJOCO_GL (osmesa/egl); must precede the environment, whose physics imports mujoco
+        from locolab.render import MujocoVideoRecorder
+
+    from locolab.envs import MissingAssetError, load_task_cfgs, open_env, registered_tasks
+    from locolab.runners import CheckpointError, build_runner, latest_checkpoint, read_checkpoint, resolve_checkpoint
+
+    task = play_task(args.task, registered_tasks())
+    if task != args.task:
+        print(f"[LocoLab] Playing {task} (the play variant of {args.task})")
+    try:
+        env_cfg, agent_cfg = load_task_cfgs(task, num_envs=args.num_envs, device=args.device, seed=args.seed)
+        checkpoint = resolve_checkpoint(args.checkpoint) if args.checkpoint else latest_checkpoint(args.run)
+        iteration = read_checkpoint(checkpoint)["iter"]  # fail before the environment is built
+    except (ValueError, CheckpointError, MissingAssetError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    checkpoint = checkpoint.resolve()
+    video_path = None
+    if args.video:
+        video_path = Path(args.video_path or checkpoint.parent / "videos" / f"play_{iteration}.mp4").resolve()
+    total_steps = max(args.steps, args.video_length) if args.video else args.steps
+
+    import torch
+
+    from locolab.assets import ensure_robot_files
+
+    with open_env(task, env_cfg) as env:
+        runner = build_runner(env, agent_cfg, log_dir=None)
+        try:
+            runner.load(str(checkpoint))
+        except CheckpointError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+        device = agent_cfg.device
+        policy = runner.get_inference_policy(device)
+        vec_env = runner.env
+        unwrapped = env.unwrapped
+        robot = unwrapped.scene["robot"]
+        terminations = unwrapped.termination_manager
+        has_base_contact = "base_contact" in terminations.active_terms
+        num_envs = unwrapped.num_envs
+        print(f"[LocoLab] Playing {checkpoint} (iteration {iteration}) on {task}, {device}, {num_envs} envs, "
+              f"{total_steps} steps")
+
+        recorder = None
+        if video_path is not None:
+            recorder = MujocoVideoRecorder(ensure_robot_files().mjcf, fps=1.0 / unwrapped.step_dt)
+
+        ep_return = torch.zeros(num_envs, device=device)
+        ep_lin_err = torch.zeros(num_envs, device=device)
+        ep_ang_err = torch.zeros(num_envs, device=device)
+        ep_steps = torch.zeros(num_envs, dtype=torch.long, device=device)
+        episodes: list[dict] = []
+
+        def close_episode(env_id: int, end: str) -> None:
+            n = int(ep_steps[env_id])
+            episode = {
+                "env": env_id,
+                "steps": n,
+                "return": float(ep_return[env_id]),
+                "lin_vel_error": float(ep_lin_err[env_id]) / n,
+                "ang_vel_error": float(ep_ang_err[env_id]) / n,
+                "end": end,
+            }
+            episodes.append(episode)
+            print(f"[LocoLab] episode {len(episodes)} (env {env_id}): {n} steps, return {episode['return']:.3f}, "
+                  f"lin_vel_error {episode['lin_vel_error']:.3f} m/s, ang_vel_error {episode['ang_vel_error']:.3f} "
+                  f"rad/s, end: {end}")
+
+        with torch.inference_mode():
+            obs = vec_env.get_observations().to(device)
+            for _ in range(total_steps):
+                if recorder is not None and len(recorder.frames) < args.video_length:
+                    recorder.capture(unwrapped, env_id=0)
+                    if len(recorder.frames) == args.video_length:
+                        recorder.save(video_path)
+                        recorder.close()
+                        print(f"[LocoLab] Video: {video_path} ({args.video_length} frames)")
+                # tracking error of the state the action is chosen in, against the command the policy sees
+                command = unwrapped.command_manager.get_command("base_velocity")
+                lin_vel = robot.data.root_lin_vel_b.torch
+                ang_vel = robot.data.root_ang_vel_b.torch
+                ep_lin_err += torch.linalg.norm(command[:, :2] - lin_vel[:, :2], dim=1)
+                ep_ang_err += torch.abs(command[:, 2] - ang_vel[:, 2])
+
+                obs, rewards, dones, extras = vec_env.step(policy(obs))
+                ep_return += rewards
+                ep_steps += 1
+                time_outs = extras.get("time_outs", torch.zeros_like(dones)).bool()
+                dones = dones.bool()
+                if has_base_contact:
+                    falls = dones & ~time_outs & terminations.get_term("base_contact").bool()
+                else:
+                    falls = dones & ~time_outs
+                for env_id in dones.nonzero().flatten().tolist():
+                    end = "fall" if falls[env_id] else "time_out" if time_outs[env_id] else "terminated"
+                    close_episode(env_id, end)
+                    ep_return[env_id] = ep_lin_err[env_id] = ep_ang_err[env_id] = 0.0
+                    ep_steps[env_id] = 0
+            completed = len(episodes)
+            for env_id in range(num_envs):
+                if ep_steps[env_id] > 0:
+                    close_episode(env_id, "cut")
+
+    summary = {
+        "episodes": len(episodes),
+        "completed_episodes": completed,
+        "mean_return": _finite_or_none(_mean([e["return"] for e in episodes])),
+        "mean_lin_vel_error": _finite_or_none(_mean([e["lin_vel_error"] for e in episodes])),
+        "mean_ang_vel_error": _finite_or_none(_mean([e["ang_vel_error"] for e in episodes])),
+        "falls": sum(e["end"] == "fall" for e in episodes),
+        "steps": total_steps,
+        "num_envs": num_envs,
+        "task": task,
+        "checkpoint": str(checkpoint),
+        "video": str(video_path) if video_path is not None else None,
+    }
+    print(json.dumps(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

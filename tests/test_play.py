@@ -1,0 +1,76 @@
+"""play.py: a trained checkpoint plays headless, prints finite metrics and writes a MuJoCo-rendered MP4 of env 0."""
+
+from __future__ import annotations
+
+import math
+
+import imageio.v2 as imageio
+import numpy as np
+import pytest
+
+from conftest import last_json, run_script
+
+pytestmark = pytest.mark.slow
+
+VIDEO_LENGTH = 30
+NUM_ENVS = 4
+
+
+@pytest.fixture(scope="module")
+def played(trained_run):
+    """One play run of the 3-iteration fixture checkpoint, with a video at the default path."""
+    result = run_script(
+        "play.py", "--task", "LocoLab-Velocity-Flat-Go2", "--run", str(trained_run), "--device", "cpu",
+        "--num_envs", str(NUM_ENVS), "--steps", "20", "--seed", "0", "--video", "--video_length", str(VIDEO_LENGTH),
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result
+
+
+def read_frames(path) -> list[np.ndarray]:
+    with imageio.get_reader(str(path)) as reader:
+        return [np.asarray(frame) for frame in reader]
+
+
+def test_summary_has_finite_metrics(played, trained_run):
+    summary = last_json(played.stdout)
+    assert summary["task"] == "LocoLab-Velocity-Flat-Go2-Play"  # the training id was mapped to its play variant
+    assert summary["checkpoint"] == str(trained_run / "model_2.pt")  # --run picks the latest checkpoint
+    assert summary["steps"] == VIDEO_LENGTH  # the run is extended to cover the video
+    assert summary["episodes"] >= NUM_ENVS  # running episodes are counted when the run ends
+    assert isinstance(summary["falls"], int) and 0 <= summary["falls"] <= summary["completed_episodes"]
+    for key in ("mean_return", "mean_lin_vel_error", "mean_ang_vel_error"):
+        assert isinstance(summary[key], float) and math.isfinite(summary[key]), key
+    assert summary["mean_lin_vel_error"] >= 0 and summary["mean_ang_vel_error"] >= 0
+    assert played.stdout.count("[LocoLab] episode ") == summary["episodes"]
+
+
+def test_video_has_the_requested_frames_and_shows_motion(played, trained_run):
+    video = trained_run / "videos" / "play_2.mp4"
+    assert last_json(played.stdout)["video"] == str(video)
+    frames = read_frames(video)
+    assert len(frames) == VIDEO_LENGTH
+    first, last = frames[0].astype(np.float32), frames[-1].astype(np.float32)
+    assert first.shape == (480, 640, 3)
+    for frame in (first, last):
+        assert 20 < frame.mean() < 235 and frame.std() > 10  # a scene, not a blank or saturated image
+    assert np.abs(first - last).mean() > 1.0  # the robot moved
+
+
+def test_missing_checkpoint_is_a_clear_error(tmp_path):
+    missing = tmp_path / "model_9.pt"
+    result = run_script("play.py", "--checkpoint", str(missing), "--device", "cpu")
+    assert result.returncode == 2
+    assert str(missing) in result.stderr and "error:" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_corrupt_checkpoint_and_unknown_task_are_clear_errors(tmp_path, trained_run):
+    corrupt = tmp_path / "model_7.pt"
+    corrupt.write_bytes(b"not a checkpoint")
+    result = run_script("play.py", "--checkpoint", str(corrupt), "--device", "cpu")
+    assert result.returncode == 2 and f"Checkpoint '{corrupt}' cannot be read" in result.stderr
+    unknown = run_script("play.py", "--task", "LocoLab-Nope", "--run", str(trained_run), "--device", "cpu")
+    assert unknown.returncode == 2 and "Unknown task 'LocoLab-Nope'" in unknown.stderr
+    for result in (result, unknown):
+        assert "Traceback" not in result.stderr
