@@ -1,5 +1,7 @@
 """LocoLab's gymnasium tasks. Importing this module registers them."""
 
+import sys
+
 import gymnasium as gym
 
 import locolab  # noqa: F401  (offline asset root before any Isaac Lab import)
@@ -14,12 +16,8 @@ _VARIANTS = {
 }
 
 
-def register() -> list[str]:
-    """Register every LocoLab task (idempotent); also usable as ``isaaclab train --external_callback``.
-
-    Returns:
-        An empty list: the callback protocol of Isaac Lab's train entry point expects the unconsumed arguments.
-    """
+def register() -> None:
+    """Register every LocoLab task (idempotent)."""
     for task, (env_cfg, agent_cfg) in _VARIANTS.items():
         if task in gym.registry:
             continue
@@ -32,7 +30,14 @@ def register() -> list[str]:
                 "rsl_rl_cfg_entry_point": f"{agents.__name__}.go2_ppo_cfg:{agent_cfg}",
             },
         )
-    return []
+
+
+def external_callback() -> list[str]:
+    """``isaaclab train --external_callback locolab.tasks.external_callback``: register LocoLab's tasks in the stock
+    entry point. Its protocol wants back the command-line arguments the callback did not consume (all of them:
+    the Hydra overrides such as ``agent.device=cpu`` must reach Isaac Lab)."""
+    register()
+    return sys.argv[1:]
 
 
 register()
