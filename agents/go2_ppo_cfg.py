@@ -12,19 +12,22 @@ from isaaclab_tasks.core.velocity.config.go2.agents.rsl_rl_ppo_cfg import (
 )
 
 
+def use_locolab_defaults(cfg, experiment_name: str) -> None:
+    """LocoLab's experiment name and normalised actor and critic inputs, in place."""
+    cfg.experiment_name = experiment_name
+    cfg.actor.obs_normalization = True
+    cfg.critic.obs_normalization = True
+
+
 @configclass
 class LocoLabGo2RoughPPORunnerCfg(UnitreeGo2RoughPPORunnerCfg):
     def __post_init__(self):
         super().__post_init__()
-        self.experiment_name = "locolab_go2_rough"
-        self.actor.obs_normalization = True
-        self.critic.obs_normalization = True
+        use_locolab_defaults(self, "locolab_go2_rough")
 
 
 @configclass
 class LocoLabGo2FlatPPORunnerCfg(UnitreeGo2FlatPPORunnerCfg):
     def __post_init__(self):
         super().__post_init__()
-        self.experiment_name = "locolab_go2_flat"
-        self.actor.obs_normalization = True
-        self.critic.obs_normalization = True
+        use_locolab_defaults(self, "locolab_go2_flat")

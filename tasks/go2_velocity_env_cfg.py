@@ -27,11 +27,10 @@ def locolab_go2_articulation(prim_path: str = "{ENV_REGEX_NS}/Robot"):
     """Isaac Lab's Go2 articulation config pointed at the generated USD, with limits and pose from the spec."""
     spec = GO2_SPEC
     usd = ensure_robot_files(spec).usd
-    by_part = {f".*_{part}_joint": spec.joint("FL", part) for part in ("hip", "calf")}
-    effort = {name: joint.effort_limit for name, joint in by_part.items()}
-    velocity = {name: joint.velocity_limit for name, joint in by_part.items()}
-    effort[".*_thigh_joint"] = spec.front_thigh_joint.effort_limit
-    velocity[".*_thigh_joint"] = spec.front_thigh_joint.velocity_limit
+    # motor limits depend on the joint type only (front and rear thighs share a motor)
+    motors = {f".*_{part}_joint": spec.joint("FL", part) for part in ("hip", "thigh", "calf")}
+    effort = {name: joint.effort_limit for name, joint in motors.items()}
+    velocity = {name: joint.velocity_limit for name, joint in motors.items()}
     legs = replace(
         UNITREE_GO2_CFG.actuators["base_legs"],
         stiffness=GO2_STIFFNESS,
