@@ -1,19 +1,30 @@
-"""Go2 velocity-tracking tasks on LocoLab's generated robot.
+"""Go2 velocity-tracking tasks on LocoLab's generated robot, with randomised dynamics and privileged observations.
 
-Extends Isaac Lab's stock Go2 velocity configs (MDP, rewards, terrain, Newton MuJoCo-Warp physics) and changes only
-what our robot and offline machines need: the generated USD, PD gains under which it stands, the base-height target
-of its own kinematics, and no cloud-hosted visuals (sky texture, MDL ground material, debug markers).
+Extends Isaac Lab's stock Go2 velocity configs (MDP, rewards, terrain, Newton MuJoCo-Warp physics) and changes:
+- the robot: the generated USD, PD gains under which it stands, the base-height target of its own kinematics;
+- the dynamics: friction, payload, CoM, motor strength and PD gains resampled per environment at every reset
+  (:class:`~locolab.envs.mdp.randomize_dynamics`) and pushes every few seconds;
+- the observations, split by who may see them (see :class:`LocoLabObservationsCfg`);
+- no cloud-hosted visuals (sky texture, MDL ground material, debug markers).
 """
 
 from __future__ import annotations
 
+from isaaclab.managers import EventTermCfg as EventTerm
+from isaaclab.managers import ObservationGroupCfg as ObsGroup
+from isaaclab.managers import ObservationTermCfg as ObsTerm
+from isaaclab.managers import SceneEntityCfg
 from isaaclab.utils import configclass, replace
+from isaaclab.utils.noise import UniformNoiseCfg as Unoise
 
 from isaaclab_assets.robots.unitree import UNITREE_GO2_CFG
+from isaaclab_tasks.core.velocity import mdp
 from isaaclab_tasks.core.velocity.config.go2.flat_env_cfg import UnitreeGo2FlatEnvCfg
 from isaaclab_tasks.core.velocity.config.go2.rough_env_cfg import UnitreeGo2RoughEnvCfg
+from isaaclab_tasks.core.velocity.velocity_env_cfg import EventsCfg
 
 from locolab.assets import GO2_SPEC, ensure_robot_files
+from locolab.envs import mdp as locolab_mdp
 
 GO2_STIFFNESS = 50.0
 """PD stiffness [N m/rad]. The stock 25 lets a 15 kg Go2 sag to 0.27 m (18 % under nominal, measured); 50 holds
@@ -21,6 +32,16 @@ GO2_STIFFNESS = 50.0
 GO2_DAMPING = 1.0
 """PD damping [N m s/rad]."""
 PLAY_NUM_ENVS = 32
+GROUND_FRICTION = 0.0
+"""MuJoCo takes the larger friction of two touching shapes: a frictionless ground lets the robot's randomised
+friction decide every contact (with the stock ground of 1.0, robot frictions below 1.0 would have no effect)."""
+PUSH_INTERVAL_S = (2.5, 3.5)
+"""Seconds between pushes (ROA pushes every 3 s)."""
+HISTORY_LENGTH = 50
+"""Steps of the proprioceptive history (``policy`` observations, oldest first) that ROA's adaptation module reads:
+1 s at 50 Hz."""
+PUSH_VELOCITY = {"x": (-0.5, 0.5), "y": (-0.5, 0.5)}
+"""Base velocity a push sets [m/s] (ROA: up to 0.5 m/s)."""
 
 
 def locolab_go2_articulation(prim_path: str = "{ENV_REGEX_NS}/Robot"):
@@ -53,9 +74,100 @@ def locolab_go2_articulation(prim_path: str = "{ENV_REGEX_NS}/Robot"):
     )
 
 
+@configclass
+class ProprioceptionCfg(ObsGroup):
+    """What the robot itself measures (IMU, joint encoders), its command and its last action; noisy in training."""
+
+    base_ang_vel = ObsTerm(func=mdp.base_ang_vel, noise=Unoise(n_min=-0.2, n_max=0.2))
+    projected_gravity = ObsTerm(func=mdp.projected_gravity, noise=Unoise(n_min=-0.05, n_max=0.05))
+    velocity_commands = ObsTerm(func=mdp.generated_commands, params={"command_name": "base_velocity"})
+    joint_pos = ObsTerm(func=mdp.joint_pos_rel, noise=Unoise(n_min=-0.01, n_max=0.01))
+    joint_vel = ObsTerm(func=mdp.joint_vel_rel, noise=Unoise(n_min=-1.5, n_max=1.5))
+    actions = ObsTerm(func=mdp.last_action)
+
+    def __post_init__(self):
+        self.enable_corruption = True
+        self.concatenate_terms = True
+
+
+BASE_LIN_VEL = ObsTerm(func=mdp.base_lin_vel)
+DYNAMICS = ObsTerm(func=locolab_mdp.dynamics_params, params={"event_name": "dynamics"})
+FEET_CONTACT = ObsTerm(
+    func=locolab_mdp.feet_contact,
+    params={"sensor_cfg": SceneEntityCfg("contact_forces", body_names=".*_foot"), "threshold": 1.0},
+)
+
+
+@configclass
+class PrivilegedCfg(ObsGroup):
+    """What only the simulator knows (``priv``, ROA's teacher encoder input): base velocity, the randomised
+    dynamics mapped to [-1, 1], and foot contacts."""
+
+    base_lin_vel = BASE_LIN_VEL
+    dynamics = DYNAMICS
+    feet_contact = FEET_CONTACT
+
+    def __post_init__(self):
+        self.enable_corruption = False
+        self.concatenate_terms = True
+
+
+@configclass
+class CriticCfg(ProprioceptionCfg):
+    """The asymmetric critic's view: noise-free proprioception, the privileged terms and the terrain heights."""
+
+    base_lin_vel = BASE_LIN_VEL
+    dynamics = DYNAMICS
+    feet_contact = FEET_CONTACT
+    height_scan = ObsTerm(
+        func=mdp.height_scan, params={"sensor_cfg": SceneEntityCfg("height_scanner")}, clip=(-1.0, 1.0)
+    )
+
+    def __post_init__(self):
+        self.enable_corruption = False
+        self.concatenate_terms = True
+
+
+@configclass
+class LocoLabObservationsCfg:
+    """Observation groups, by who may see them.
+
+    - ``policy``: proprioception only, what a real robot measures (the deployed student sees this and its history);
+    - ``critic``: ``policy`` without noise, plus the privileged terms (and the height scan on rough terrain);
+    - ``priv``: the privileged terms alone (ROA's teacher encoder).
+    The proprioceptive history is built from ``policy`` by :class:`locolab.envs.ProprioHistoryWrapper`.
+    """
+
+    policy: ProprioceptionCfg = ProprioceptionCfg()
+    critic: CriticCfg = CriticCfg()
+    priv: PrivilegedCfg = PrivilegedCfg()
+
+
+@configclass
+class LocoLabEventsCfg(EventsCfg):
+    """The stock events with the startup friction/mass/CoM draws replaced by per-reset, recorded dynamics."""
+
+    physics_material = None
+    add_base_mass = None
+    base_com = None
+    dynamics = EventTerm(
+        func=locolab_mdp.randomize_dynamics,
+        mode="reset",
+        params={
+            "asset_cfg": SceneEntityCfg("robot", body_names="base"),
+            "ranges": locolab_mdp.DynamicsRandomizationCfg(),
+        },
+    )
+
+
 def use_locolab_go2(cfg) -> None:
-    """Apply LocoLab's robot and offline visuals to a stock Go2 velocity config, in place."""
+    """Apply LocoLab's robot, dynamics, observations and offline visuals to a stock Go2 velocity config, in place."""
     cfg.scene.robot = locolab_go2_articulation()
+    ground = replace(cfg.scene.terrain.physics_material, static_friction=GROUND_FRICTION,
+                     dynamic_friction=GROUND_FRICTION)
+    cfg.scene.terrain.physics_material = cfg.sim.physics_material = ground
+    cfg.events.push_robot.interval_range_s = PUSH_INTERVAL_S
+    cfg.events.push_robot.params["velocity_range"] = PUSH_VELOCITY
     cfg.scene.terrain.visual_material = None
     cfg.scene.sky_light.spawn.texture_file = None
     cfg.commands.base_velocity.debug_vis = False
@@ -73,6 +185,11 @@ def use_play_mode(cfg) -> None:
 class LocoLabGo2RoughEnvCfg(UnitreeGo2RoughEnvCfg):
     """Rough terrain (stock sub-terrains scaled for a small robot) with the terrain-level curriculum."""
 
+    observations: LocoLabObservationsCfg = LocoLabObservationsCfg()
+    events: LocoLabEventsCfg = LocoLabEventsCfg()
+    history_length: int = HISTORY_LENGTH
+    """Length of the ``history`` observation (built from ``policy`` by locolab.envs.ProprioHistoryWrapper)."""
+
     def __post_init__(self):
         super().__post_init__()
         use_locolab_go2(self)
@@ -87,11 +204,17 @@ class LocoLabGo2RoughEnvCfg_PLAY(LocoLabGo2RoughEnvCfg):
 
 @configclass
 class LocoLabGo2FlatEnvCfg(UnitreeGo2FlatEnvCfg):
-    """Flat ground plane."""
+    """Flat ground plane (no height scan)."""
+
+    observations: LocoLabObservationsCfg = LocoLabObservationsCfg()
+    events: LocoLabEventsCfg = LocoLabEventsCfg()
+    history_length: int = HISTORY_LENGTH
+    """Length of the ``history`` observation (built from ``policy`` by locolab.envs.ProprioHistoryWrapper)."""
 
     def __post_init__(self):
         super().__post_init__()
         use_locolab_go2(self)
+        self.observations.critic.height_scan = None
 
 
 @configclass

@@ -18,12 +18,19 @@ def main() -> None:
     parser.add_argument("--num_envs", type=int, default=8)
     parser.add_argument("--seconds", type=float, default=2.0)
     parser.add_argument("--actions", choices=("zero", "random"), default="zero")
+    parser.add_argument("--nominal_dynamics", action="store_true", help="no dynamics randomisation")
     args = parser.parse_args()
 
     from locolab.assets import GO2_SPEC
     from locolab.envs import load_task_cfgs, open_env
+    from locolab.envs.mdp import DynamicsRandomizationCfg
 
     env_cfg, _ = load_task_cfgs(args.task, num_envs=args.num_envs, device="cpu", seed=0)
+    if args.nominal_dynamics:
+        env_cfg.events.dynamics.params["ranges"] = DynamicsRandomizationCfg(
+            friction=(1.0, 1.0), added_base_mass=(0.0, 0.0), base_com_offset=((0.0, 0.0),) * 3,
+            motor_strength=(1.0, 1.0), kp_scale=(1.0, 1.0), kd_scale=(1.0, 1.0),
+        )
     with open_env(args.task, env_cfg) as env:
         unwrapped = env.unwrapped
         robot = unwrapped.scene["robot"]
@@ -44,7 +51,7 @@ def main() -> None:
         print(json.dumps({
             "steps": steps,
             "step_dt": unwrapped.step_dt,
-            "obs_shape": list(obs["policy"].shape),
+            "obs_shapes": {group: list(value.shape) for group, value in obs.items()},
             "action_dim": action_dim,
             "finite": finite,
             "terminated": int(terminated.sum()),

@@ -14,29 +14,35 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.mark.parametrize(
-    ("task", "obs_dim"),
-    [("LocoLab-Velocity-Flat-Go2", 48), ("LocoLab-Velocity-Rough-Go2", 48 + 187)],  # rough adds the height scan
+    ("task", "critic_dim"),
+    [("LocoLab-Velocity-Flat-Go2", 45 + 26), ("LocoLab-Velocity-Rough-Go2", 45 + 26 + 187)],  # rough: height scan
 )
-def test_task_builds_and_steps_on_cpu_with_random_actions(task, obs_dim):
+def test_task_builds_and_steps_on_cpu_with_random_actions(task, critic_dim):
     result = run_script("tests/probe_env.py", "--task", task, "--num_envs", "8", "--seconds", "1", "--actions", "random")
     assert result.returncode == 0, result.stderr[-3000:]
     probe = last_json(result.stdout)
     assert probe["steps"] == 50
-    assert probe["obs_shape"] == [8, obs_dim]
+    # policy: IMU angular velocity and gravity, command, joint positions and velocities, last action (45)
+    assert probe["obs_shapes"] == {"policy": [8, 45], "critic": [8, critic_dim], "priv": [8, 26]}
     assert probe["action_dim"] == 12
     assert probe["finite"]
     assert probe["joint_names"] == GO2_SPEC.joint_names()
     assert {"base", "FL_foot", "RR_thigh"} <= set(probe["body_names"])
 
 
-def test_robot_stands_for_two_seconds_with_zero_actions():
-    result = run_script("tests/probe_env.py", "--task", "LocoLab-Velocity-Flat-Go2", "--num_envs", "16", "--seconds", "2")
+@pytest.mark.parametrize(
+    ("dynamics", "lowest"),
+    [("--nominal_dynamics", 0.9), ("", 0.85)],  # randomised: down to a 2.5 kg payload on 0.8-strength motors
+)
+def test_robot_stands_for_two_seconds_with_zero_actions(dynamics, lowest):
+    result = run_script("tests/probe_env.py", "--task", "LocoLab-Velocity-Flat-Go2", "--num_envs", "16", "--seconds",
+                        "2", *filter(None, [dynamics]))
     assert result.returncode == 0, result.stderr[-3000:]
     probe = last_json(result.stdout)
     assert probe["steps"] == 100
     assert probe["terminated"] == 0
     nominal = GO2_SPEC.standing_height()
-    assert 0.9 * nominal <= probe["base_height_min"]
+    assert lowest * nominal <= probe["base_height_min"]
     assert probe["base_height_max"] <= 1.1 * nominal
 
 

@@ -1,0 +1,4 @@
+"""LocoLab's MDP terms beyond Isaac Lab's: recorded dynamics randomisation and privileged observations."""
+
+from .dynamics import DynamicsRandomizationCfg, parameter_names, randomize_dynamics
+from .observations import dynamics_params, feet_contact

@@ -1,0 +1,154 @@
+"""Per-environment dynamics randomisation whose sampled values the privileged observation can read.
+
+Isaac Lab's event terms randomise friction, mass, CoM and PD gains, but they keep no record of what they sampled,
+sample friction per shape and gains per joint, and have no motor-strength (torque-scale) term. ROA's teacher must
+observe exactly the parameters that were applied, so :class:`randomize_dynamics` samples one table per
+environment, applies it through the articulation's own setters and Newton's actuator parameters, and keeps it for
+:func:`locolab.envs.mdp.dynamics_params`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import torch
+import warp as wp
+from newton import ModelFlags
+
+from isaaclab.actuators.newton import read_group_parameter, write_group_parameter
+from isaaclab.managers import EventTermCfg, ManagerTermBase, SceneEntityCfg
+from isaaclab.utils import configclass
+
+if TYPE_CHECKING:
+    from isaaclab.envs import ManagerBasedEnv
+
+Range = tuple[float, float]
+
+
+@configclass
+class DynamicsRandomizationCfg:
+    """Ranges of the per-environment dynamics, resampled at every reset (uniform).
+
+    Defaults follow the published ROA (Go1) and RMA ranges: friction and payload as ROA, CoM shift, PD gains and
+    motor strength a little narrower than ROA's widest so a 15 kg Go2 still stands under every sample.
+    """
+
+    friction: Range = (0.3, 2.5)
+    """Friction coefficient of every robot shape (the ground's is set below this range, so the robot's decides)."""
+    added_base_mass: Range = (-0.5, 2.5)
+    """Mass added to the base [kg] (a payload)."""
+    base_com_offset: tuple[Range, Range, Range] = ((-0.1, 0.1), (-0.05, 0.05), (-0.05, 0.05))
+    """Offset of the base's centre of mass along x, y, z [m]."""
+    motor_strength: Range = (0.8, 1.2)
+    """Torque scale per motor: PD torque and torque limits are multiplied by it."""
+    kp_scale: Range = (0.8, 1.2)
+    """Scale of every joint's PD stiffness."""
+    kd_scale: Range = (0.7, 1.3)
+    """Scale of every joint's PD damping."""
+
+
+def parameter_names(joint_names: Sequence[str]) -> list[str]:
+    """Names of the randomised parameters, in the order of :attr:`randomize_dynamics.values` columns."""
+    return [
+        "friction",
+        "added_base_mass",
+        "base_com_x",
+        "base_com_y",
+        "base_com_z",
+        *(f"motor_strength/{joint}" for joint in joint_names),
+        "kp_scale",
+        "kd_scale",
+    ]
+
+
+class randomize_dynamics(ManagerTermBase):
+    """Sample and apply friction, payload, CoM offset, motor strength and PD gain scales per environment.
+
+    Use it as a ``reset`` event: each reset draws a new table for the environments being reset (the ranges are read
+    once, at construction, which applies their midpoints). Motor strength and gain scales are written into the
+    Newton-executed actuators (controller ``kp``/``kd`` and the DC-motor clamp), so the task must run its actuators
+    through Newton (``sim.use_newton_actuators = True``).
+    """
+
+    def __init__(self, cfg: EventTermCfg, env: ManagerBasedEnv):
+        super().__init__(cfg, env)
+        asset_cfg: SceneEntityCfg = cfg.params["asset_cfg"]
+        ranges: DynamicsRandomizationCfg = cfg.params["ranges"]
+        self.robot = env.scene[asset_cfg.name]
+        if isinstance(asset_cfg.body_ids, slice) or len(asset_cfg.body_ids) != 1:
+            raise ValueError(
+                f"randomize_dynamics: asset_cfg must name exactly one body (the base), got {asset_cfg.body_names}."
+            )
+        self.base_ids = torch.as_tensor(asset_cfg.body_ids, dtype=torch.int32, device=self.device)
+        self.names = parameter_names(self.robot.joint_names)
+        num_joints = self.robot.num_joints
+        bounds = [ranges.friction, ranges.added_base_mass, *ranges.base_com_offset]
+        bounds += [ranges.motor_strength] * num_joints + [ranges.kp_scale, ranges.kd_scale]
+        self.low, self.high = torch.tensor(bounds, device=self.device).T
+        self.values = torch.empty(self.num_envs, len(self.names), device=self.device)
+        """Applied values, one row per environment, columns named by :attr:`names`."""
+
+        self._default_mass = self.robot.data.body_mass.torch[:, self.base_ids].clone()
+        self._default_com = self.robot.data.body_com_pos_b.torch[:, self.base_ids].clone()
+        self._physics = env.sim.physics_manager
+        model = self._physics.get_model()
+        self._friction = wp.to_torch(self.robot._root_view.get_attribute("shape_material_mu", model)[:, 0])
+        self._actuators = self.robot.actuators
+        native = getattr(self._actuators, "_native_group_names", set())
+        if set(self._actuators) != native:
+            raise ValueError(
+                "randomize_dynamics writes motor strength and PD gains into Newton-executed actuators, but groups "
+                f"{sorted(set(self._actuators) - native)} are not: set the task's sim.use_newton_actuators = True."
+            )
+        self._defaults = {
+            (group, component, attr): read_group_parameter(self._actuators, group, component, attr).clone()
+            for group in self._actuators
+            for component, attr in _SCALED_ACTUATOR_PARAMETERS
+        }
+        self._group_joints = {group: self._actuators._group_joint_indices[group] for group in self._actuators}
+        all_envs = torch.arange(self.num_envs, device=self.device)
+        self.apply(all_envs, ((self.low + self.high) / 2).expand(self.num_envs, -1))
+
+    def __call__(self, env: ManagerBasedEnv, env_ids: torch.Tensor | slice | None, asset_cfg: SceneEntityCfg,
+                 ranges: DynamicsRandomizationCfg) -> None:
+        if env_ids is None or isinstance(env_ids, slice):
+            env_ids = torch.arange(self.num_envs, device=self.device)[env_ids or slice(None)]
+        if len(env_ids) > 0:
+            sample = self.low + (self.high - self.low) * torch.rand(len(env_ids), len(self.names), device=self.device)
+            self.apply(env_ids, sample)
+
+    def apply(self, env_ids: torch.Tensor, values: torch.Tensor) -> None:
+        """Write ``values`` (one row per environment in ``env_ids``, columns named by :attr:`names`) into the sim."""
+        self.values[env_ids] = values
+        friction, mass, com = values[:, 0], values[:, 1], values[:, 2:5]
+        strength, kp_scale, kd_scale = values[:, 5:-2], values[:, -2:-1], values[:, -1:]
+        self._friction[env_ids] = friction[:, None]
+        self._physics.add_model_change(ModelFlags.SHAPE_PROPERTIES)
+        env_ids_i32 = env_ids.to(torch.int32)
+        self.robot.set_masses_index(masses=self._default_mass[env_ids] + mass[:, None], body_ids=self.base_ids,
+                                    env_ids=env_ids_i32)
+        self.robot.set_coms_index(coms=self._default_com[env_ids] + com[:, None], body_ids=self.base_ids,
+                                  env_ids=env_ids_i32)
+        for group, joints in self._group_joints.items():
+            group_strength = strength[:, joints]
+            scales = {"kp": group_strength * kp_scale, "kd": group_strength * kd_scale}
+            for component, attr in _SCALED_ACTUATOR_PARAMETERS:
+                default = self._defaults[(group, component, attr)][env_ids]
+                write_group_parameter(self._actuators, group, component, attr,
+                                      values=default * scales.get(attr, group_strength), env_ids=env_ids)
+
+    def normalized(self) -> torch.Tensor:
+        """The applied values mapped linearly from their ranges to [-1, 1] (0 where a range is a single value)."""
+        span = self.high - self.low
+        return torch.where(span > 0, 2 * (self.values - self.low) / span.clamp_min(1e-12) - 1, 0.0)
+
+
+_SCALED_ACTUATOR_PARAMETERS = (
+    ("controller", "kp"),
+    ("controller", "kd"),
+    ("clamping", "saturation_effort"),
+    ("clamping", "max_motor_effort"),
+)
+"""Newton actuator parameters scaled per joint: gains by strength x gain scale, DC-motor limits by strength."""
+

@@ -1,0 +1,105 @@
+"""Checks that LocoLab's randomised dynamics reach the simulator; prints one JSON line for test_dynamics.py.
+
+Each Isaac Lab environment owns the process's simulation context, so the test runs this in a subprocess.
+"""
+
+from __future__ import annotations
+
+import json
+
+import torch
+
+NUM_ENVS = 8
+TASK = "LocoLab-Velocity-Flat-Go2"
+SLIPPERY, GRIPPY = 0.05, 2.5
+"""Friction of the first and last four robots in the sliding check."""
+
+
+def main() -> None:
+    from isaaclab.actuators.newton import read_group_parameter
+
+    from locolab.envs import load_task_cfgs, open_env
+
+    env_cfg, _ = load_task_cfgs(TASK, num_envs=NUM_ENVS, device="cpu", seed=0)
+    env_cfg.events.push_robot = None
+    env_cfg.events.reset_base.params["velocity_range"] = {}
+    with open_env(TASK, env_cfg) as env:
+        unwrapped = env.unwrapped
+        robot = unwrapped.scene["robot"]
+        dynamics = unwrapped.event_manager.get_term_cfg("dynamics").func
+        obs, _ = env.reset()
+        values = dynamics.values.clone()
+        names = dynamics.names
+        column = {name: i for i, name in enumerate(names)}
+        strength = values[:, column["motor_strength/FL_hip_joint"]: column["kp_scale"]]
+
+        def group_parameter(component: str, attr: str) -> torch.Tensor:
+            return read_group_parameter(robot.actuators, "base_legs", component, attr)
+
+        default_kp = dynamics._defaults[("base_legs", "controller", "kp")]
+        default_saturation = dynamics._defaults[("base_legs", "clamping", "saturation_effort")]
+        applied = {
+            "kp": (group_parameter("controller", "kp") / default_kp
+                   - strength * values[:, [column["kp_scale"]]]).abs().max().item(),
+            "kd": (group_parameter("controller", "kd") / dynamics._defaults[("base_legs", "controller", "kd")]
+                   - strength * values[:, [column["kd_scale"]]]).abs().max().item(),
+            "saturation_effort": (group_parameter("clamping", "saturation_effort") / default_saturation
+                                  - strength).abs().max().item(),
+            "mass": (robot.data.body_mass.torch[:, 0] - dynamics._default_mass[:, 0]
+                     - values[:, column["added_base_mass"]]).abs().max().item(),
+            "com": (robot.data.body_com_pos_b.torch[:, 0] - dynamics._default_com[:, 0]
+                    - values[:, column["base_com_x"]: column["base_com_z"] + 1]).abs().max().item(),
+            "friction": (dynamics._friction - values[:, [column["friction"]]]).abs().max().item(),
+        }
+        priv_dynamics = obs["priv"][:, 3: 3 + len(names)]
+        priv_dynamics_error = (priv_dynamics - dynamics.normalized()).abs().max().item()
+
+        before = dynamics.values.clone()
+        unwrapped.event_manager.apply(mode="reset", env_ids=torch.tensor([0, 1]), global_env_step_count=0)
+        changed = (dynamics.values != before).any(dim=1).tolist()
+
+        def run(values_per_env: torch.Tensor, steps: int, push: float = 0.0) -> tuple[torch.Tensor, torch.Tensor]:
+            """Reset, apply the given dynamics, optionally push forward, step with zero actions: (x travel, z)."""
+            env.reset()
+            dynamics.apply(torch.arange(NUM_ENVS), values_per_env)
+            for _ in range(25):
+                env.step(torch.zeros(NUM_ENVS, 12))
+            start = robot.data.root_pos_w.torch[:, 0].clone()
+            if push:
+                velocity = robot.data.root_vel_w.torch.clone()
+                velocity[:, 0] = push
+                robot.write_root_velocity_to_sim_index(root_velocity=velocity)
+            for _ in range(steps):
+                env.step(torch.zeros(NUM_ENVS, 12))
+            return robot.data.root_pos_w.torch[:, 0] - start, robot.data.root_pos_w.torch[:, 2]
+
+        middle = ((dynamics.low + dynamics.high) / 2).repeat(NUM_ENVS, 1)
+        slippery = middle.clone()
+        slippery[:4, column["friction"]] = SLIPPERY
+        slippery[4:, column["friction"]] = GRIPPY
+        slide, _ = run(slippery, steps=25, push=1.5)
+        loaded = middle.clone()
+        mass, motors = column["added_base_mass"], slice(column["motor_strength/FL_hip_joint"], column["kd_scale"])
+        loaded[:4, mass], loaded[:4, motors] = dynamics.high[mass], dynamics.low[motors]  # heavy, weak motors
+        loaded[4:, mass], loaded[4:, motors] = dynamics.low[mass], dynamics.high[motors]  # light, strong motors
+        _, height = run(loaded, steps=50)
+
+        print(json.dumps({
+            "names": names,
+            "low": dynamics.low.tolist(),
+            "high": dynamics.high.tolist(),
+            "values": values.tolist(),
+            "applied_error": applied,
+            "priv_shape": list(obs["priv"].shape),
+            "priv_dynamics_error": priv_dynamics_error,
+            "priv_dynamics_range": [priv_dynamics.min().item(), priv_dynamics.max().item()],
+            "changed_after_reset_of_envs_0_1": changed,
+            "slide_low_friction": slide[:4].tolist(),
+            "slide_high_friction": slide[4:].tolist(),
+            "height_heavy_weak": height[:4].tolist(),
+            "height_light_strong": height[4:].tolist(),
+        }))
+
+
+if __name__ == "__main__":
+    main()

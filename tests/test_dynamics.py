@@ -1,0 +1,47 @@
+"""Randomised dynamics reach the simulator, are resampled per environment at reset, and are what ``priv`` shows."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import last_json, run_script
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def probe() -> dict:
+    result = run_script("tests/probe_dynamics.py")
+    assert result.returncode == 0, result.stderr[-3000:]
+    return last_json(result.stdout)
+
+
+def test_every_parameter_is_sampled_within_its_range(probe):
+    assert probe["names"][:5] == ["friction", "added_base_mass", "base_com_x", "base_com_y", "base_com_z"]
+    assert len(probe["names"]) == 5 + 12 + 2  # one motor strength per joint, then kp and kd scales
+    for row in probe["values"]:
+        for value, low, high in zip(row, probe["low"], probe["high"]):
+            assert low <= value <= high
+
+
+def test_sampled_values_are_the_ones_applied_in_the_simulator(probe):
+    for quantity, error in probe["applied_error"].items():
+        assert error < 1e-5, quantity  # kp, kd, torque limits, base mass, CoM and friction as sampled
+
+
+def test_privileged_observation_shows_the_applied_dynamics_in_minus_one_to_one(probe):
+    assert probe["priv_shape"] == [8, 3 + 19 + 4]  # base velocity, dynamics, foot contacts
+    assert probe["priv_dynamics_error"] < 1e-6
+    low, high = probe["priv_dynamics_range"]
+    assert -1.0 <= low < 0.0 < high <= 1.0
+
+
+def test_a_reset_resamples_only_the_environments_it_resets(probe):
+    assert probe["changed_after_reset_of_envs_0_1"] == [True, True] + [False] * 6
+
+
+def test_friction_payload_and_motor_strength_change_the_physics(probe):
+    # pushed to 1.5 m/s while standing: a slippery robot slides farther than a grippy one
+    assert min(probe["slide_low_friction"]) > max(probe["slide_high_friction"]) + 0.1
+    # a heavy robot with weak motors stands lower than a light one with strong motors
+    assert max(probe["height_heavy_weak"]) < min(probe["height_light_strong"]) - 0.01
