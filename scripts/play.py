@@ -2,9 +2,13 @@
 
     python scripts/play.py --run logs/locolab_go2_flat/<run> --device cpu --num_envs 8 --steps 500 --video
 
-Runs the policy's mean action (rsl_rl's inference policy) under ``torch.inference_mode``. Prints one line per
-episode (return, velocity-tracking errors, how it ended) and, last, one JSON summary line. Episodes still running
-when --steps ends are counted too (marked "cut"), so a policy that never falls still gets numbers.
+Runs the policy's mean action under ``torch.inference_mode``. Prints one line per episode (return, velocity-tracking
+errors, how it ended) and, last, one JSON summary line. Episodes still running when --steps ends are counted too
+(marked "cut"), so a policy that never falls still gets numbers.
+
+PPO-ROA checkpoints are recognised: --policy student (the default for a finetune checkpoint) runs actor_adapt on
+adapt_ema's estimate from the proprioceptive history, what ships to a robot; --policy teacher (the default for a
+train checkpoint) runs the privileged actor.
 
 Video: env 0's state is drawn each step with MuJoCo's offscreen renderer on the robot's generated MJCF (Isaac
 Lab's renderers need Kit and an RTX GPU; see locolab.render). The MJCF has a flat floor only.
@@ -20,6 +24,8 @@ from pathlib import Path
 
 DEFAULT_TASK = "LocoLab-Velocity-Flat-Go2-Play"
 PLAY_SUFFIX = "-Play"
+POLICY_MODULES = {"policy": "actor", "teacher": "actor", "student": "actor_adapt"}
+"""The algorithm attribute that plays: PPO's actor, PPO-ROA's actor (teacher) or actor_adapt (student)."""
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -31,6 +37,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     source.add_argument("--run", default=None, help="a run directory: its latest model_<it>.pt")
     parser.add_argument("--device", default=None, help="cpu, cuda or cuda:N for simulator AND policy (default: cuda "
                         "if available, else cpu)")
+    parser.add_argument("--policy", choices=("teacher", "student"), default=None, help="PPO-ROA checkpoints: which "
+                        "actor plays (default: the one that acted in the checkpoint's phase)")
     parser.add_argument("--num_envs", type=int, default=None, help="default: the task's (32 for -Play tasks)")
     parser.add_argument("--steps", type=int, default=500, help="environment steps to run (default 500)")
     parser.add_argument("--seed", type=int, default=None)
@@ -46,6 +54,16 @@ def play_task(task: str, registered: list[str]) -> str:
     if not task.endswith(PLAY_SUFFIX) and f"{task}{PLAY_SUFFIX}" in registered:
         return f"{task}{PLAY_SUFFIX}"
     return task
+
+
+def checkpoint_policy(checkpoint: dict, requested: str | None) -> tuple[str, str, str]:
+    """(agent, phase, policy) to play a checkpoint with: PPO plays its policy; PPO-ROA its teacher or student."""
+    if "roa" not in checkpoint:
+        if requested is not None:
+            raise ValueError(f"--policy {requested} applies to PPO-ROA checkpoints; this one was trained with PPO.")
+        return "ppo", "train", "policy"
+    phase = checkpoint["roa"]["phase"]
+    return "roa", phase, requested or ("teacher" if phase == "train" else "student")
 
 
 def _finite_or_none(value: float) -> float | None:
@@ -69,17 +87,21 @@ def main(argv: list[str] | None = None) -> int:
 
     from locolab.envs import MissingAssetError, load_task_cfgs, open_env, registered_tasks
     from locolab.runners import CheckpointError, build_runner, latest_checkpoint, read_checkpoint, resolve_checkpoint
+    from locolab.tasks import AGENT_ENTRY_POINTS
 
     task = play_task(args.task, registered_tasks())
     if task != args.task:
         print(f"[LocoLab] Playing {task} (the play variant of {args.task})")
     try:
-        env_cfg, agent_cfg = load_task_cfgs(task, num_envs=args.num_envs, device=args.device, seed=args.seed)
         checkpoint = resolve_checkpoint(args.checkpoint) if args.checkpoint else latest_checkpoint(args.run)
-        iteration = read_checkpoint(checkpoint)["iter"]  # fail before the environment is built
+        saved = read_checkpoint(checkpoint)  # fail before the environment is built
+        agent, phase, policy_name = checkpoint_policy(saved, args.policy)
+        env_cfg, agent_cfg = load_task_cfgs(task, AGENT_ENTRY_POINTS[(agent, phase)], num_envs=args.num_envs,
+                                            device=args.device, seed=args.seed)
     except (ValueError, CheckpointError, MissingAssetError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    iteration = saved["iter"]
     checkpoint = checkpoint.resolve()
     video_path = None
     if args.video:
@@ -98,15 +120,16 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {error}", file=sys.stderr)
             return 2
         device = agent_cfg.device
-        policy = runner.get_inference_policy(device)
+        runner.alg.eval_mode()
+        policy = getattr(runner.alg, POLICY_MODULES[policy_name])
         vec_env = runner.env
         unwrapped = env.unwrapped
         robot = unwrapped.scene["robot"]
         terminations = unwrapped.termination_manager
         has_base_contact = "base_contact" in terminations.active_terms
         num_envs = unwrapped.num_envs
-        print(f"[LocoLab] Playing {checkpoint} (iteration {iteration}) on {task}, {device}, {num_envs} envs, "
-              f"{total_steps} steps")
+        print(f"[LocoLab] Playing {checkpoint} (iteration {iteration}, {agent} {policy_name}) on {task}, {device}, "
+              f"{num_envs} envs, {total_steps} steps")
 
         recorder = None
         if video_path is not None:
@@ -178,6 +201,8 @@ def main(argv: list[str] | None = None) -> int:
         "steps": total_steps,
         "num_envs": num_envs,
         "task": task,
+        "agent": agent,
+        "policy": policy_name,
         "checkpoint": str(checkpoint),
         "video": str(video_path) if video_path is not None else None,
     }

@@ -1,9 +1,11 @@
-"""Train a LocoLab task headless with rsl_rl's OnPolicyRunner + PPO.
+"""Train a LocoLab task headless with rsl_rl's OnPolicyRunner: PPO, or PPO-ROA's train and finetune phases.
 
     python scripts/train.py --task LocoLab-Velocity-Flat-Go2 --device cpu --num_envs 32 --max_iterations 3
+    python scripts/train.py --agent roa                                      # ROA phase train: the teacher
+    python scripts/train.py --agent roa --phase finetune --teacher logs/locolab_go2_flat_roa/<run>   # the student
 
 Writes <log_root>/<experiment>/<timestamp>_<run_name>/ with model_<it>.pt checkpoints (atomic), TensorBoard
-events and params/{env,agent}.yaml. --resume continues a run's iteration count, optimizer and normaliser.
+events and params/{env,agent}.yaml. --resume continues a run's iteration count, optimizers and normalisers.
 """
 
 from __future__ import annotations
@@ -14,11 +16,17 @@ import sys
 from datetime import datetime
 
 DEFAULT_TASK = "LocoLab-Velocity-Flat-Go2"
+AGENTS = ("ppo", "roa")
+PHASES = ("train", "finetune")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--task", default=DEFAULT_TASK, help=f"gymnasium task id (default {DEFAULT_TASK})")
+    parser.add_argument("--agent", choices=AGENTS, default="ppo", help="ppo (blind baseline) or roa (PPO-ROA)")
+    parser.add_argument("--phase", choices=PHASES, default="train", help="ROA phase: train (teacher) or finetune "
+                        "(student, starts from --teacher)")
+    parser.add_argument("--teacher", default=None, help="finetune: the train-phase run directory or model_<it>.pt")
     parser.add_argument("--num_envs", type=int, default=None, help="default: the task's (4096), 64 on a CPU")
     parser.add_argument("--device", default=None, help="cpu, cuda or cuda:N for simulator AND agent (default: cuda "
                         "if available, else cpu)")
@@ -35,16 +43,46 @@ def run_dir(log_root: str, experiment: str, run_name: str) -> str:
     return os.path.abspath(os.path.join(log_root, experiment, f"{stamp}_{run_name}" if run_name else stamp))
 
 
+def check_arguments(args: argparse.Namespace) -> None:
+    """Combinations of --agent, --phase, --teacher and --resume that make sense, else a ValueError saying why."""
+    if args.agent == "ppo" and (args.phase != "train" or args.teacher):
+        raise ValueError("--phase finetune and --teacher belong to --agent roa.")
+    if args.phase == "finetune" and not (args.teacher or args.resume):
+        raise ValueError("--phase finetune starts from a train-phase checkpoint: give --teacher <run dir or "
+                         "model_<it>.pt> (or --resume a finetune run).")
+    if args.teacher and (args.phase != "finetune" or args.resume):
+        raise ValueError("--teacher starts a new finetune run: use it with --phase finetune and without --resume.")
+
+
+def checked_checkpoint(path: str, agent: str, phase: str):
+    """The checkpoint file ``path`` names, read once to fail before the environment is built if it is unreadable
+    or was trained by another agent or ROA phase (a CheckpointError)."""
+    from locolab.algorithms import checkpoint_phase
+    from locolab.runners import CheckpointError, read_checkpoint, resolve_checkpoint
+
+    checkpoint = resolve_checkpoint(path)
+    saved = read_checkpoint(checkpoint)
+    saved_agent = "roa" if "roa" in saved else "ppo"
+    if saved_agent != agent:
+        raise CheckpointError(f"Checkpoint '{checkpoint}' was trained with --agent {saved_agent}, not --agent {agent}.")
+    if agent == "roa" and checkpoint_phase(saved) != phase:
+        raise CheckpointError(f"Checkpoint '{checkpoint}' is from ROA phase '{checkpoint_phase(saved)}', "
+                              f"expected phase '{phase}'.")
+    return checkpoint
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     from locolab.envs import MissingAssetError, load_task_cfgs, open_env
-    from locolab.runners import CheckpointError, TrainingInterrupted, build_runner, read_checkpoint, resolve_checkpoint
+    from locolab.runners import CheckpointError, TrainingInterrupted, build_runner
+    from locolab.tasks import AGENT_ENTRY_POINTS
 
     try:
-        env_cfg, agent_cfg = load_task_cfgs(args.task, num_envs=args.num_envs, device=args.device, seed=args.seed)
-        resume = resolve_checkpoint(args.resume) if args.resume else None
-        if resume is not None:
-            read_checkpoint(resume)  # fail before the environment is built
+        check_arguments(args)
+        env_cfg, agent_cfg = load_task_cfgs(args.task, AGENT_ENTRY_POINTS[(args.agent, args.phase)],
+                                            num_envs=args.num_envs, device=args.device, seed=args.seed)
+        resume = checked_checkpoint(args.resume, args.agent, args.phase) if args.resume else None
+        teacher = checked_checkpoint(args.teacher, args.agent, "train") if args.teacher else None
     except (ValueError, CheckpointError, MissingAssetError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -58,13 +96,16 @@ def main(argv: list[str] | None = None) -> int:
 
     with open_env(args.task, env_cfg) as env:
         runner = build_runner(env, agent_cfg, log_dir)
-        if resume is not None:
-            try:
+        try:
+            if resume is not None:
                 runner.load(str(resume))
-            except CheckpointError as error:
-                print(f"error: {error}", file=sys.stderr)
-                return 2
-            print(f"[LocoLab] Resumed from {resume} at iteration {runner.current_learning_iteration}")
+                print(f"[LocoLab] Resumed from {resume} at iteration {runner.current_learning_iteration}")
+            if teacher is not None:
+                runner.load(str(teacher), load_cfg={"teacher": True})
+                print(f"[LocoLab] Finetuning the student of teacher {teacher}")
+        except CheckpointError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
         dump_yaml(os.path.join(log_dir, "params", "env.yaml"), env_cfg)
         dump_yaml(os.path.join(log_dir, "params", "agent.yaml"), agent_cfg)
         print(f"[LocoLab] Training {args.task} on {env_cfg.sim.device} with {env_cfg.scene.num_envs} envs: {log_dir}")

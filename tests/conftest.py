@@ -44,3 +44,24 @@ def trained_run(tmp_path_factory) -> Path:
     assert result.returncode == 0, result.stderr[-3000:]
     (run,) = run_dirs(log_root)
     return run
+
+
+ROA_SMALL_RUN = ("--device", "cpu", "--num_envs", "8", "--max_iterations", "2", "--seed", "3")
+
+
+def experiment_runs(log_root: Path, experiment: str) -> list[Path]:
+    return [run for run in run_dirs(log_root) if run.parent.name == experiment]
+
+
+@pytest.fixture(scope="session")
+def roa_runs(tmp_path_factory) -> dict:
+    """A 2-iteration PPO-ROA teacher (phase train) of the flat Go2 task and a 2-iteration student finetuned from it."""
+    logs = tmp_path_factory.mktemp("roa_logs")
+    train = run_script("train.py", "--agent", "roa", *ROA_SMALL_RUN, "--log_root", str(logs))
+    assert train.returncode == 0, train.stderr[-3000:]
+    (teacher,) = experiment_runs(logs, "locolab_go2_flat_roa")
+    finetune = run_script("train.py", "--agent", "roa", "--phase", "finetune", "--teacher", str(teacher),
+                          *ROA_SMALL_RUN, "--log_root", str(logs))
+    assert finetune.returncode == 0, finetune.stderr[-3000:]
+    (student,) = experiment_runs(logs, "locolab_go2_flat_roa_finetune")
+    return {"logs": logs, "teacher": teacher, "student": student, "finetune_stdout": finetune.stdout}

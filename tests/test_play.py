@@ -74,3 +74,21 @@ def test_corrupt_checkpoint_and_unknown_task_are_clear_errors(tmp_path, trained_
     assert unknown.returncode == 2 and "Unknown task 'LocoLab-Nope'" in unknown.stderr
     for result in (result, unknown):
         assert "Traceback" not in result.stderr
+
+
+def test_roa_checkpoints_play_their_student_or_the_requested_actor(roa_runs):
+    finetuned = run_script("play.py", "--run", str(roa_runs["student"]), "--device", "cpu", "--num_envs", "2",
+                           "--steps", "10")
+    assert finetuned.returncode == 0, finetuned.stderr[-3000:]
+    summary = last_json(finetuned.stdout)
+    assert (summary["agent"], summary["policy"]) == ("roa", "student")  # what ships, by default
+    assert math.isfinite(summary["mean_return"]) and summary["episodes"] >= 2
+    teacher = run_script("play.py", "--run", str(roa_runs["teacher"]), "--device", "cpu", "--num_envs", "2",
+                         "--steps", "10", "--policy", "student")
+    assert teacher.returncode == 0, teacher.stderr[-3000:]
+    assert last_json(teacher.stdout)["policy"] == "student"
+
+
+def test_policy_choice_on_a_ppo_checkpoint_is_a_clear_error(trained_run):
+    result = run_script("play.py", "--run", str(trained_run), "--device", "cpu", "--policy", "student")
+    assert result.returncode == 2 and "--policy student applies to PPO-ROA checkpoints" in result.stderr

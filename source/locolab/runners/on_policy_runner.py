@@ -3,8 +3,11 @@
 Extends ``rsl_rl.runners.OnPolicyRunner`` rather than replacing it: rollout, GAE and PPO are untouched. Added:
 - checkpoints are written atomically (temporary file + rename), so a crash never leaves a truncated model;
 - resume continues at the iteration after the checkpoint's, with optimizer and normaliser state;
-- a loaded checkpoint that does not fit (other observation sizes, other network) is a clear error;
-- SIGINT/SIGTERM finish the current update and then save ``model_<it>.pt`` before the process exits.
+- checkpoints record the environment they were trained on (observation sizes, action size, joint names), and a
+  checkpoint that does not fit (other observation sizes, other robot, other network) is a clear error naming what
+  differs;
+- SIGINT/SIGTERM finish the current update and then save ``model_<it>.pt`` before the process exits;
+- an algorithm's ``log_scalars`` (e.g. PPO-ROA's lambda, phase and latent errors) go to TensorBoard each iteration.
 """
 
 from __future__ import annotations
@@ -29,18 +32,33 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
         saved = self.alg.save()
         saved["iter"] = self.current_learning_iteration
         saved["infos"] = infos
+        saved["env"] = self.environment_signature()
         save_atomically(saved, path)
         self.logger.save_model(path, self.current_learning_iteration)
 
+    def environment_signature(self) -> dict:
+        """What a policy depends on: observation sizes per group, action size and the robots' joint names."""
+        observations = self.env.get_observations()
+        signature = {
+            "observations": {group: list(observations[group].shape[1:]) for group in observations.keys()},
+            "num_actions": self.env.num_actions,
+        }
+        scene = getattr(getattr(self.env, "unwrapped", None), "scene", None)
+        if scene is not None:
+            signature["joint_names"] = {name: list(robot.joint_names) for name, robot in scene.articulations.items()}
+        return signature
+
     def load(self, path: str, load_cfg: dict | None = None, strict: bool = True, map_location: str | None = None):
         loaded = read_checkpoint(path, map_location=map_location or self.device)
+        if "env" in loaded:
+            differences = signature_differences(loaded["env"], self.environment_signature())
+            if differences:
+                raise CheckpointError(f"Checkpoint '{path}' was trained on another environment: {differences}.")
         try:
             load_iteration = self.alg.load(loaded, load_cfg, strict)
-        except (RuntimeError, KeyError) as error:
-            raise CheckpointError(
-                f"Checkpoint '{path}' does not fit this task's model: {str(error).splitlines()[0]} "
-                f"(was it trained on another task, robot or agent config?)"
-            ) from error
+        except (RuntimeError, KeyError, ValueError) as error:
+            reason = "; ".join(line.strip() for line in str(error).splitlines()[:3])
+            raise CheckpointError(f"Checkpoint '{path}' does not fit this run: {reason}") from error
         if load_iteration:
             # the checkpoint holds the state after its iteration: continue with the next one
             self.current_learning_iteration = loaded["iter"] + 1
@@ -58,6 +76,7 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
             with stop.deferred():
                 result = update()
                 updates_done += 1
+            self._log_algorithm_scalars(start_it + updates_done - 1)
             if stop.pending:
                 self.current_learning_iteration = start_it + updates_done - 1
                 raise TrainingInterrupted("signal received during the update")
@@ -77,6 +96,29 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
             raise
         finally:
             del self.alg.update
+
+    def _log_algorithm_scalars(self, iteration: int) -> None:
+        if self.logger.writer is not None:
+            for tag, value in getattr(self.alg, "log_scalars", {}).items():
+                self.logger.writer.add_scalar(tag, value, iteration)
+
+
+def signature_differences(saved: dict, current: dict) -> str:
+    """What differs between two environment signatures, in words ("" when they match)."""
+    differences = []
+    saved_obs, current_obs = saved["observations"], current["observations"]
+    for group in sorted(saved_obs.keys() & current_obs.keys()):
+        if saved_obs[group] != current_obs[group]:
+            differences.append(f"observation '{group}' has shape {saved_obs[group]} in the checkpoint, "
+                               f"{current_obs[group]} here")
+    if saved["num_actions"] != current["num_actions"]:
+        differences.append(f"{saved['num_actions']} actions in the checkpoint, {current['num_actions']} here")
+    saved_joints, current_joints = saved.get("joint_names", {}), current.get("joint_names", {})
+    for robot in sorted(saved_joints.keys() & current_joints.keys()):
+        if saved_joints[robot] != current_joints[robot]:
+            differences.append(f"robot '{robot}' has joints {saved_joints[robot]} in the checkpoint, "
+                               f"{current_joints[robot]} here")
+    return "; ".join(differences)
 
 
 class _DeferredStop:

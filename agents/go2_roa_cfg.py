@@ -1,0 +1,63 @@
+"""PPO-ROA agents for the Go2 velocity tasks: phase ``train`` (teacher) and phase ``finetune`` (student).
+
+PPO settings, network sizes and rollout length are those of the task's PPO agent (so the two compare like with
+like); ROA's own defaults follow the ROA code (latent 16, temporal-conv adaptation module, tau 0.04, 2 x 4
+adaptation minibatches, lambda up to 0.1) with the regulariser ramp placed inside our shorter runs: on a GPU at 4096
+environments the flat teacher trains 1000 iterations (lambda 0 -> 0.1 between 200 and 600), the rough one 3000
+(500 -> 2000).
+"""
+
+from isaaclab.utils import configclass
+
+from locolab.algorithms.ppo_roa_cfg import RslRlRoaAlgorithmCfg, RslRlRoaRunnerCfg
+
+from .go2_ppo_cfg import LocoLabGo2FlatPPORunnerCfg, LocoLabGo2RoughPPORunnerCfg
+
+
+def roa_from_ppo(ppo, roa: RslRlRoaRunnerCfg, experiment_name: str,
+                 max_iterations: int, reg_lambda_window: tuple[int, int]) -> None:
+    """Fill ``roa`` from a PPO agent config ``ppo``: same models and PPO settings, ROA's observation sets."""
+    roa.num_steps_per_env = ppo.num_steps_per_env
+    roa.save_interval = ppo.save_interval
+    roa.actor = ppo.actor
+    roa.critic = ppo.critic
+    ppo_settings = ppo.algorithm.to_dict()
+    del ppo_settings["class_name"]
+    roa.algorithm = RslRlRoaAlgorithmCfg(**ppo_settings, reg_lambda_max=0.1, reg_lambda_window=reg_lambda_window)
+    roa.experiment_name = experiment_name
+    roa.max_iterations = max_iterations
+
+
+def use_finetune_phase(roa: RslRlRoaRunnerCfg, max_iterations: int) -> None:
+    """Turn a train-phase ROA config into its finetune phase, logging under ``<experiment>_finetune``."""
+    roa.algorithm.phase = "finetune"
+    roa.experiment_name += "_finetune"
+    roa.max_iterations = max_iterations
+
+
+@configclass
+class LocoLabGo2FlatRoaRunnerCfg(RslRlRoaRunnerCfg):
+    def __post_init__(self):
+        super().__post_init__()
+        roa_from_ppo(LocoLabGo2FlatPPORunnerCfg(), self, "locolab_go2_flat_roa", 1000, (200, 600))
+
+
+@configclass
+class LocoLabGo2FlatRoaFinetuneRunnerCfg(LocoLabGo2FlatRoaRunnerCfg):
+    def __post_init__(self):
+        super().__post_init__()
+        use_finetune_phase(self, max_iterations=300)
+
+
+@configclass
+class LocoLabGo2RoughRoaRunnerCfg(RslRlRoaRunnerCfg):
+    def __post_init__(self):
+        super().__post_init__()
+        roa_from_ppo(LocoLabGo2RoughPPORunnerCfg(), self, "locolab_go2_rough_roa", 3000, (500, 2000))
+
+
+@configclass
+class LocoLabGo2RoughRoaFinetuneRunnerCfg(LocoLabGo2RoughRoaRunnerCfg):
+    def __post_init__(self):
+        super().__post_init__()
+        use_finetune_phase(self, max_iterations=1000)

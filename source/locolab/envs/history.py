@@ -1,0 +1,83 @@
+"""The proprioceptive history: the last H ``policy`` observations of each environment, oldest first.
+
+One implementation serves training, evaluation and (mirrored value for value by the deployment runtime) the robot:
+after a reset an environment's history is refilled with its first observation, as if the robot had held still,
+which is also how Isaac Lab's observation histories start. It is an rsl_rl VecEnv wrapper rather than an Isaac Lab
+observation group so that the newest entry is exactly the policy observation (one noise draw, as on a robot), any
+VecEnv gets it (the adaptation tests' torch environment too), and only agents that read it pay for it.
+"""
+
+from __future__ import annotations
+
+import torch
+from rsl_rl.env import VecEnv
+from tensordict import TensorDict
+
+
+class ProprioHistory:
+    """A ``(num_envs, length, obs_dim)`` buffer of observations, newest last."""
+
+    def __init__(self, length: int) -> None:
+        if length < 1:
+            raise ValueError(f"history length must be at least 1, got {length}.")
+        self.length = length
+        self.buffer: torch.Tensor | None = None
+
+    def reset(self, obs: torch.Tensor) -> torch.Tensor:
+        """Fill every environment's history with ``obs``."""
+        self.buffer = obs[:, None].repeat(1, self.length, 1)
+        return self.buffer
+
+    def push(self, obs: torch.Tensor, dones: torch.Tensor) -> torch.Tensor:
+        """Append ``obs``; environments marked in ``dones`` (whose ``obs`` starts a new episode) restart from it.
+
+        Returns a new tensor each step, so a history handed out earlier is never modified.
+        """
+        shifted = torch.cat([self.buffer[:, 1:], obs[:, None]], dim=1)
+        restart = dones.view(-1, 1, 1).bool()
+        self.buffer = torch.where(restart, obs[:, None].expand_as(shifted), shifted)
+        return self.buffer
+
+
+class ProprioHistoryWrapper(VecEnv):
+    """Adds the observation ``name`` = the last ``length`` observations of group ``source`` to an rsl_rl VecEnv."""
+
+    def __init__(self, env: VecEnv, length: int, source: str = "policy", name: str = "history") -> None:
+        self.env = env
+        self.source = source
+        self.name = name
+        self.num_envs = env.num_envs
+        self.num_actions = env.num_actions
+        self.max_episode_length = env.max_episode_length
+        self.device = env.device
+        self.history = ProprioHistory(length)
+        observations = env.get_observations()
+        if source not in observations.keys():
+            raise ValueError(f"history source '{source}' is not an observation group: {list(observations.keys())}.")
+        self.history.reset(observations[source])
+
+    @property
+    def cfg(self):
+        return self.env.cfg
+
+    @property
+    def episode_length_buf(self) -> torch.Tensor:
+        return self.env.episode_length_buf
+
+    @episode_length_buf.setter
+    def episode_length_buf(self, value: torch.Tensor) -> None:
+        self.env.episode_length_buf = value
+
+    def get_observations(self) -> TensorDict:
+        observations = self.env.get_observations()
+        observations[self.name] = self.history.buffer
+        return observations
+
+    def step(self, actions: torch.Tensor) -> tuple[TensorDict, torch.Tensor, torch.Tensor, dict]:
+        observations, rewards, dones, extras = self.env.step(actions)
+        observations[self.name] = self.history.push(observations[self.source], dones)
+        return observations, rewards, dones, extras
+
+    def __getattr__(self, name: str):
+        """Everything else (``unwrapped``, ``close``, ``seed``, ...) is the wrapped environment's."""
+        return getattr(self.env, name)

@@ -1,0 +1,35 @@
+"""rsl_rl's MLPModel conditioned on a latent that an encoder computes from another observation set.
+
+ROA's teacher is ``actor`` reading z = ``encoder_priv``(privileged observations) and its student ``actor_adapt``
+reading z_hat = ``adapt_ema``(history). Overriding only the MLP input (``get_latent``) keeps everything else of
+MLPModel: the observation normaliser, the Gaussian head, log-probabilities, entropy and KL.
+"""
+
+from __future__ import annotations
+
+import torch
+from rsl_rl.models import MLPModel
+from tensordict import TensorDict
+
+from .encoders import ObsSetEncoder
+
+
+class LatentMLPModel(MLPModel):
+    """MLP over ``[normalised obs_groups[obs_set], encoder(obs)]``; the encoder is a submodule (saved with it)."""
+
+    def __init__(self, obs: TensorDict, obs_groups: dict[str, list[str]], obs_set: str, output_dim: int,
+                 encoder: ObsSetEncoder, **mlp_model_kwargs) -> None:
+        self.encoder_latent_dim = encoder.latent_dim  # read by _get_latent_dim during MLPModel.__init__
+        super().__init__(obs, obs_groups, obs_set, output_dim, **mlp_model_kwargs)
+        self.encoder = encoder
+
+    def get_latent(self, obs: TensorDict, masks: torch.Tensor | None = None, hidden_state=None) -> torch.Tensor:
+        return torch.cat([super().get_latent(obs, masks, hidden_state), self.encoder(obs)], dim=-1)
+
+    def deterministic_output_given(self, obs: TensorDict, latent: torch.Tensor) -> torch.Tensor:
+        """The deterministic output for a latent computed elsewhere (e.g. a stored z_hat) instead of the encoder's."""
+        output = self.mlp(torch.cat([super().get_latent(obs), latent], dim=-1))
+        return output if self.distribution is None else self.distribution.deterministic_output(output)
+
+    def _get_latent_dim(self) -> int:
+        return self.obs_dim + self.encoder_latent_dim
