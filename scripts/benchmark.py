@@ -5,9 +5,12 @@
 Measures, in one run so that ratios compare like with like on a shared machine:
 - ``sim_random_actions_steps_per_s``: the environment alone, uniform random actions (after a warm-up);
 - ``train_steps_per_s``: full PPO iterations through ``scripts/train.py``;
-- ``stock_train_steps_per_s``: the stock ``isaaclab train`` (rsl_rl backend) on the same task and settings.
-Both trainers log rsl_rl's ``Perf/total_fps`` to TensorBoard; the first iteration (warm-up) is dropped and the rest
-averaged. With ``--repeats R`` the two trainers alternate (ABBA...) and the means are taken over all runs.
+- ``roa_train_steps_per_s`` and ``roa_finetune_steps_per_s``: PPO-ROA's two phases through ``scripts/train.py``
+  (finetune starts from a 2-iteration teacher trained first, not timed);
+- ``stock_train_steps_per_s``: the stock ``isaaclab train`` (rsl_rl backend) with the task's PPO agent;
+and their ratios. Every trainer logs rsl_rl's ``Perf/total_fps`` to TensorBoard; the first iteration (warm-up) is
+dropped and the rest averaged. With ``--repeats R`` the trainers' order reverses every repeat (ABCD, DCBA, ...) and
+the means are taken over all runs.
 """
 
 from __future__ import annotations
@@ -20,11 +23,14 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from importlib.metadata import version
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 FPS_TAG = "Perf/total_fps"
+TRAINER_TIMEOUT_S = 3600
+"""A trainer run that takes longer is reported as stalled (e.g. waiting on the network)."""
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -57,7 +63,7 @@ def sim_steps_per_s(task: str, num_envs: int, device: str, steps: int, warmup: i
     return steps * num_envs / elapsed
 
 
-def mean_fps(log_dir: Path) -> list[float]:
+def fps_after_warmup(log_dir: Path) -> list[float]:
     """``Perf/total_fps`` of every iteration but the first, from the run's TensorBoard events."""
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
@@ -65,29 +71,89 @@ def mean_fps(log_dir: Path) -> list[float]:
     if not events:
         raise RuntimeError(f"no TensorBoard events under {log_dir}")
     accumulator = EventAccumulator(str(events[0].parent)).Reload()
-    return [event.value for event in accumulator.Scalars(FPS_TAG)[1:]]
+    if FPS_TAG not in accumulator.Tags()["scalars"]:
+        raise RuntimeError(f"no '{FPS_TAG}' scalars in {events[0]}")
+    values = [event.value for event in accumulator.Scalars(FPS_TAG)[1:]]
+    if not values:
+        raise RuntimeError(f"'{FPS_TAG}' in {events[0]} has no iteration after the warm-up one")
+    return values
 
 
-def run_trainer(command: list[str], cwd: Path, env: dict | None = None) -> float:
-    """Run one trainer subprocess; returns its wall time. Raises with the output tail on failure."""
+def run_trainer(command: list[str], cwd: Path, env: dict | None = None, timeout: float = TRAINER_TIMEOUT_S) -> float:
+    """Run one trainer subprocess; returns its wall time. Raises with the output tails on failure or timeout."""
     start = time.perf_counter()
-    result = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True)
+    try:
+        result = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired as error:
+        raise RuntimeError(f"{' '.join(command)} did not finish in {timeout:.0f} s:\n{_tail(error.stderr)}") from None
     if result.returncode != 0:
-        raise RuntimeError(f"{' '.join(command)} failed ({result.returncode}):\n{result.stderr[-3000:]}")
+        raise RuntimeError(
+            f"{' '.join(command)} failed (exit code {result.returncode}):\n"
+            f"--- stderr (tail) ---\n{_tail(result.stderr)}\n--- stdout (tail) ---\n{_tail(result.stdout, 1000)}"
+        )
     return time.perf_counter() - start
 
 
-def ours_command(args: argparse.Namespace, device: str, log_root: Path) -> list[str]:
-    return [sys.executable, str(REPO / "scripts" / "train.py"), "--task", args.task, "--num_envs",
-            str(args.num_envs), "--device", device, "--max_iterations", str(args.iterations), "--seed", "0",
-            "--log_root", str(log_root)]
+def _tail(text: str | bytes | None, chars: int = 3000) -> str:
+    if isinstance(text, bytes):
+        text = text.decode(errors="replace")
+    return (text or "")[-chars:]
 
 
-def stock_command(args: argparse.Namespace, device: str) -> list[str]:
-    isaaclab = str(Path(sys.executable).with_name("isaaclab"))
-    return [isaaclab, "train", "--rl_library", "rsl_rl", "--task", args.task, "--num_envs", str(args.num_envs),
-            "--device", device, "--max_iterations", str(args.iterations), "--seed", "0",
-            "--external_callback", "locolab.tasks.external_callback", f"agent.device={device}"]
+def train_command(args: argparse.Namespace, device: str, run_root: Path, *agent: str) -> list[str]:
+    """LocoLab's ``scripts/train.py`` on the benchmark's settings, logging under ``run_root``."""
+    return [sys.executable, str(REPO / "scripts" / "train.py"), "--task", args.task, "--num_envs", str(args.num_envs),
+            "--device", device, "--max_iterations", str(args.iterations), "--seed", "0", "--log_root", str(run_root),
+            *agent]
+
+
+def stock_train_command(args: argparse.Namespace, device: str) -> list[str]:
+    """The stock ``isaaclab train`` (rsl_rl backend); it logs to ./logs/rsl_rl/... of its working directory.
+
+    ``--device`` moves only the simulator there; ``agent.device=`` (a Hydra override, kept because the callback
+    returns None) moves the agent.
+    """
+    return [str(Path(sys.executable).with_name("isaaclab")), "train", "--rl_library", "rsl_rl", "--task", args.task,
+            "--num_envs", str(args.num_envs), "--device", device, "--max_iterations", str(args.iterations), "--seed",
+            "0", "--external_callback", "locolab.tasks.register", f"agent.device={device}"]
+
+
+def trainer_commands(args: argparse.Namespace, device: str, teacher: Path) -> dict[str, Callable[[Path], list[str]]]:
+    """Measured trainers by report name: each maps a run root to the command that trains there."""
+    return {
+        "train": lambda root: train_command(args, device, root),
+        "roa_train": lambda root: train_command(args, device, root, "--agent", "roa"),
+        "roa_finetune": lambda root: train_command(args, device, root, "--agent", "roa", "--phase", "finetune",
+                                                   "--teacher", str(teacher)),
+        "stock_train": lambda root: stock_train_command(args, device),
+    }
+
+
+def trainer_steps_per_s(args: argparse.Namespace, device: str) -> dict[str, float]:
+    """Each trainer's mean ``Perf/total_fps`` after warm-up and mean wall time, the order reversed every repeat."""
+    from locolab.assets import ASSET_ROOT
+
+    # the stock entry point resolves Isaac Lab's asset root before our callback imports locolab: hand it over
+    env = dict(os.environ, ISAACSIM_ASSET_ROOT=str(ASSET_ROOT))
+    with tempfile.TemporaryDirectory(prefix="locolab_bench_") as tmp:
+        teacher_root = Path(tmp) / "teacher"
+        teacher_args = argparse.Namespace(**{**vars(args), "iterations": 2})
+        run_trainer(train_command(teacher_args, device, teacher_root, "--agent", "roa"), REPO)
+        (teacher,) = (run.parent for run in teacher_root.glob("*/*/params"))
+        commands = trainer_commands(args, device, teacher)
+        fps = {name: [] for name in commands}
+        wall = {name: [] for name in commands}
+        for repeat in range(args.repeats):
+            for name in list(commands)[:: 1 if repeat % 2 == 0 else -1]:
+                run_root = Path(tmp) / f"{name}_{repeat}"
+                run_root.mkdir()
+                wall[name].append(run_trainer(commands[name](run_root), run_root, env))
+                fps[name] += fps_after_warmup(run_root)
+    result = {}
+    for name in commands:
+        result[f"{name}_steps_per_s"] = statistics.fmean(fps[name])
+        result[f"{name}_wall_s"] = statistics.fmean(wall[name])
+    return result
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -95,37 +161,28 @@ def main(argv: list[str] | None = None) -> int:
     if args.iterations < 2:
         print("error: --iterations must be at least 2 (the first is dropped as warm-up).", file=sys.stderr)
         return 2
-    from locolab.assets import ASSET_ROOT
+    if args.repeats < 1 or args.sim_steps < 1 or args.num_envs < 1:
+        print("error: --repeats, --sim_steps and --num_envs must be at least 1.", file=sys.stderr)
+        return 2
     from locolab.envs import resolve_device
 
-    device = resolve_device(args.device)
+    try:
+        device = resolve_device(args.device)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     result = {"task": args.task, "num_envs": args.num_envs, "device": device, "iterations": args.iterations,
               "repeats": args.repeats, "torch": version("torch"), "isaaclab": version("isaaclab"),
               "rsl_rl": version("rsl-rl-lib")}
     try:
         result["sim_random_actions_steps_per_s"] = sim_steps_per_s(args.task, args.num_envs, device, args.sim_steps)
-        # the stock entry point resolves Isaac Lab's asset root before our callback runs: hand it the offline root
-        stock_env = dict(os.environ, ISAACSIM_ASSET_ROOT=str(ASSET_ROOT))
-        fps = {"train": [], "stock_train": []}
-        wall = {"train": [], "stock_train": []}
-        order = [("train", "stock_train"), ("stock_train", "train")]
-        with tempfile.TemporaryDirectory(prefix="locolab_bench_") as tmp:
-            for repeat in range(args.repeats):
-                for name in order[repeat % 2]:
-                    run_root = Path(tmp) / f"{name}_{repeat}"
-                    run_root.mkdir()
-                    if name == "train":
-                        wall[name].append(run_trainer(ours_command(args, device, run_root), REPO))
-                    else:
-                        wall[name].append(run_trainer(stock_command(args, device), run_root, stock_env))
-                    fps[name] += mean_fps(run_root)
+        result.update(trainer_steps_per_s(args, device))
     except (RuntimeError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
-    for name in fps:
-        result[f"{name}_steps_per_s"] = statistics.fmean(fps[name])
-        result[f"{name}_wall_s"] = statistics.fmean(wall[name])
     result["train_vs_stock_ratio"] = result["train_steps_per_s"] / result["stock_train_steps_per_s"]
+    for phase in ("roa_train", "roa_finetune"):
+        result[f"{phase}_vs_ppo_ratio"] = result[f"{phase}_steps_per_s"] / result["train_steps_per_s"]
     text = json.dumps(result)
     if args.output:
         Path(args.output).write_text(text + "\n")

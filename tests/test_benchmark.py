@@ -1,32 +1,77 @@
-"""benchmark.py measures simulation, our training and stock Isaac Lab training in one run (no speed threshold:
-performance figures live in its JSON, not in timed tests)."""
+"""benchmark.py measures simulation, PPO, PPO-ROA (both phases) and stock Isaac Lab training in one run (no speed
+threshold: performance figures live in its JSON, not in timed tests)."""
 
 from __future__ import annotations
 
+import importlib.util
 import math
+import sys
 
 import pytest
 
-from conftest import last_json, run_script
+from conftest import REPO, last_json, run_script
 
 pytestmark = pytest.mark.slow
 
+MEASURED = (
+    "sim_random_actions_steps_per_s",
+    "train_steps_per_s",
+    "train_wall_s",
+    "roa_train_steps_per_s",
+    "roa_train_wall_s",
+    "roa_finetune_steps_per_s",
+    "roa_finetune_wall_s",
+    "stock_train_steps_per_s",
+    "stock_train_wall_s",
+    "train_vs_stock_ratio",
+    "roa_train_vs_ppo_ratio",
+    "roa_finetune_vs_ppo_ratio",
+)
 
-def test_benchmark_reports_all_throughputs_and_the_ratio(tmp_path):
+
+def test_benchmark_reports_all_throughputs_and_the_ratios(tmp_path):
     output = tmp_path / "bench.json"
     result = run_script("benchmark.py", "--num_envs", "8", "--device", "cpu", "--sim_steps", "20",
-                        "--iterations", "2", "--output", str(output))
+                        "--iterations", "2", "--output", str(output), timeout=1200)
     assert result.returncode == 0, result.stderr[-3000:]
     report = last_json(result.stdout)
     assert report == last_json(output.read_text())
     assert report["task"] == "LocoLab-Velocity-Flat-Go2" and report["num_envs"] == 8 and report["device"] == "cpu"
-    for key in ("sim_random_actions_steps_per_s", "train_steps_per_s", "stock_train_steps_per_s"):
-        assert math.isfinite(report[key]) and report[key] > 0, key
+    assert report["iterations"] == 2
+    assert report["torch"] and report["isaaclab"]
+    for key in MEASURED:
+        value = report[key]
+        assert isinstance(value, (int, float)) and math.isfinite(value) and value > 0, (key, value)
     assert report["train_vs_stock_ratio"] == pytest.approx(
         report["train_steps_per_s"] / report["stock_train_steps_per_s"]
     )
+    for phase in ("roa_train", "roa_finetune"):
+        assert report[f"{phase}_vs_ppo_ratio"] == pytest.approx(
+            report[f"{phase}_steps_per_s"] / report["train_steps_per_s"]
+        )
 
 
 def test_benchmark_refuses_a_single_iteration():
     result = run_script("benchmark.py", "--iterations", "1")
     assert result.returncode == 2 and "--iterations must be at least 2" in result.stderr
+
+
+def test_benchmark_reports_an_unknown_task_and_exits_non_zero():
+    result = run_script("benchmark.py", "--task", "LocoLab-No-Such-Task", "--device", "cpu", "--iterations", "2")
+    assert result.returncode == 1
+    assert "error:" in result.stderr and "LocoLab-No-Such-Task" in result.stderr
+
+
+def test_a_failing_trainer_subprocess_is_reported_with_its_stderr_tail(tmp_path):
+    benchmark = _load_benchmark_module()
+    failing = [sys.executable, "-c", "import sys; print('x' * 5000, file=sys.stderr); sys.exit('trainer broke')"]
+    with pytest.raises(RuntimeError, match="exit code 1") as raised:
+        benchmark.run_trainer(failing, tmp_path)
+    assert "trainer broke" in str(raised.value)
+
+
+def _load_benchmark_module():
+    spec = importlib.util.spec_from_file_location("locolab_benchmark", REPO / "scripts" / "benchmark.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
