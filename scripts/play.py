@@ -58,12 +58,14 @@ def play_task(task: str, registered: list[str]) -> str:
 
 def checkpoint_policy(checkpoint: dict, requested: str | None) -> tuple[str, str, str]:
     """(agent, phase, policy) to play a checkpoint with: PPO plays its policy; PPO-ROA its teacher or student."""
-    if "roa" not in checkpoint:
+    from locolab.runners import trained_agent
+
+    agent, phase = trained_agent(checkpoint)
+    if agent == "ppo":
         if requested is not None:
             raise ValueError(f"--policy {requested} applies to PPO-ROA checkpoints; this one was trained with PPO.")
-        return "ppo", "train", "policy"
-    phase = checkpoint["roa"]["phase"]
-    return "roa", phase, requested or ("teacher" if phase == "train" else "student")
+        return agent, phase, "policy"
+    return agent, phase, requested or ("teacher" if phase == "train" else "student")
 
 
 def _finite_or_none(value: float) -> float | None:

@@ -57,17 +57,14 @@ def check_arguments(args: argparse.Namespace) -> None:
 def checked_checkpoint(path: str, agent: str, phase: str):
     """The checkpoint file ``path`` names, read once to fail before the environment is built if it is unreadable
     or was trained by another agent or ROA phase (a CheckpointError)."""
-    from locolab.algorithms import checkpoint_phase
-    from locolab.runners import CheckpointError, read_checkpoint, resolve_checkpoint
+    from locolab.runners import CheckpointError, read_checkpoint, resolve_checkpoint, trained_agent
 
     checkpoint = resolve_checkpoint(path)
-    saved = read_checkpoint(checkpoint)
-    saved_agent = "roa" if "roa" in saved else "ppo"
+    saved_agent, saved_phase = trained_agent(read_checkpoint(checkpoint))
     if saved_agent != agent:
         raise CheckpointError(f"Checkpoint '{checkpoint}' was trained with --agent {saved_agent}, not --agent {agent}.")
-    if agent == "roa" and checkpoint_phase(saved) != phase:
-        raise CheckpointError(f"Checkpoint '{checkpoint}' is from ROA phase '{checkpoint_phase(saved)}', "
-                              f"expected phase '{phase}'.")
+    if saved_phase != phase:
+        raise CheckpointError(f"Checkpoint '{checkpoint}' is from ROA phase '{saved_phase}', expected phase '{phase}'.")
     return checkpoint
 
 

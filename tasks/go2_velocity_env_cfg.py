@@ -37,11 +37,11 @@ GROUND_FRICTION = 0.0
 friction decide every contact (with the stock ground of 1.0, robot frictions below 1.0 would have no effect)."""
 PUSH_INTERVAL_S = (2.5, 3.5)
 """Seconds between pushes (ROA pushes every 3 s)."""
+PUSH_VELOCITY = {"x": (-0.5, 0.5), "y": (-0.5, 0.5)}
+"""Base velocity a push sets [m/s] (ROA: up to 0.5 m/s)."""
 HISTORY_LENGTH = 50
 """Steps of the proprioceptive history (``policy`` observations, oldest first) that ROA's adaptation module reads:
 1 s at 50 Hz."""
-PUSH_VELOCITY = {"x": (-0.5, 0.5), "y": (-0.5, 0.5)}
-"""Base velocity a push sets [m/s] (ROA: up to 0.5 m/s)."""
 
 
 def locolab_go2_articulation(prim_path: str = "{ENV_REGEX_NS}/Robot"):

@@ -1,3 +1,3 @@
 """rsl_rl algorithms LocoLab adds: PPO-ROA (teacher-student Regularized Online Adaptation)."""
 
-from .ppo_roa import PHASES, PPOROA, checkpoint_phase, clipped_surrogate_loss, value_function_loss
+from .ppo_roa import PPOROA, clipped_surrogate_loss, value_function_loss

@@ -1,5 +1,12 @@
 """Runners: rsl_rl's OnPolicyRunner with atomic checkpoints, exact resume and graceful interruption."""
 
-from .checkpoints import CheckpointError, latest_checkpoint, read_checkpoint, resolve_checkpoint, save_atomically
+from .checkpoints import (
+    CheckpointError,
+    latest_checkpoint,
+    read_checkpoint,
+    resolve_checkpoint,
+    save_atomically,
+    trained_agent,
+)
 from .build import build_runner
 from .on_policy_runner import LocoLabOnPolicyRunner, TrainingInterrupted

@@ -53,3 +53,8 @@ def read_checkpoint(path: str | os.PathLike, map_location: str = "cpu") -> dict:
     if not isinstance(data, dict) or "iter" not in data:
         raise CheckpointError(f"'{path}' is not a LocoLab/rsl_rl checkpoint (no 'iter' entry).")
     return data
+
+
+def trained_agent(checkpoint: dict) -> tuple[str, str]:
+    """The ``(--agent, --phase)`` a checkpoint was trained with: ("ppo", "train") or ("roa", its PPO-ROA phase)."""
+    return ("roa", checkpoint["roa"]["phase"]) if "roa" in checkpoint else ("ppo", "train")
