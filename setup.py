@@ -14,6 +14,9 @@ setup(
         "locolab.envs.mdp",
         "locolab.algorithms",
         "locolab.models",
+        "locolab.export",
+        "locolab.deploy",
+        "locolab.eval",
         "locolab.runners",
         "locolab.render",
         "locolab.tasks",
@@ -28,6 +31,7 @@ setup(
         "imageio-ffmpeg",
         "mujoco",
         "filelock",
+        "onnxruntime",
     ],
     extras_require={"test": ["pytest"]},
 )

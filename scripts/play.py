@@ -23,9 +23,6 @@ import sys
 from pathlib import Path
 
 DEFAULT_TASK = "LocoLab-Velocity-Flat-Go2-Play"
-PLAY_SUFFIX = "-Play"
-POLICY_MODULES = {"policy": "actor", "teacher": "actor", "student": "actor_adapt"}
-"""The algorithm attribute that plays: PPO's actor, PPO-ROA's actor (teacher) or actor_adapt (student)."""
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -49,25 +46,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def play_task(task: str, registered: list[str]) -> str:
-    """``task``, or its -Play variant when ``task`` is a training task that has one."""
-    if not task.endswith(PLAY_SUFFIX) and f"{task}{PLAY_SUFFIX}" in registered:
-        return f"{task}{PLAY_SUFFIX}"
-    return task
-
-
-def checkpoint_policy(checkpoint: dict, requested: str | None) -> tuple[str, str, str]:
-    """(agent, phase, policy) to play a checkpoint with: PPO plays its policy; PPO-ROA its teacher or student."""
-    from locolab.runners import trained_agent
-
-    agent, phase = trained_agent(checkpoint)
-    if agent == "ppo":
-        if requested is not None:
-            raise ValueError(f"--policy {requested} applies to PPO-ROA checkpoints; this one was trained with PPO.")
-        return agent, phase, "policy"
-    return agent, phase, requested or ("teacher" if phase == "train" else "student")
-
-
 def _finite_or_none(value: float) -> float | None:
     """JSON has no NaN/inf: report those as null."""
     return value if math.isfinite(value) else None
@@ -87,11 +65,19 @@ def main(argv: list[str] | None = None) -> int:
         # chooses MUJOCO_GL (osmesa/egl); must precede the environment, whose physics imports mujoco
         from locolab.render import MujocoVideoRecorder
 
-    from locolab.envs import MissingAssetError, load_task_cfgs, open_env, registered_tasks
-    from locolab.runners import CheckpointError, build_runner, latest_checkpoint, read_checkpoint, resolve_checkpoint
+    from locolab.envs import MissingAssetError, load_task_cfgs, open_env, play_variant
+    from locolab.runners import (
+        POLICY_MODULES,
+        CheckpointError,
+        build_runner,
+        checkpoint_policy,
+        latest_checkpoint,
+        read_checkpoint,
+        resolve_checkpoint,
+    )
     from locolab.tasks import AGENT_ENTRY_POINTS
 
-    task = play_task(args.task, registered_tasks())
+    task = play_variant(args.task)
     if task != args.task:
         print(f"[LocoLab] Playing {task} (the play variant of {args.task})")
     try:

@@ -2,9 +2,11 @@
 
 import gymnasium as gym
 
-import locolab  # noqa: F401  (offline asset root before any Isaac Lab import)
+from locolab.assets import use_offline_asset_root
 
-from locolab import agents
+use_offline_asset_root()  # before any Isaac Lab import reads ISAACSIM_ASSET_ROOT
+
+from locolab import agents  # noqa: E402
 
 AGENT_ENTRY_POINTS = {
     ("ppo", "train"): "rsl_rl_cfg_entry_point",

@@ -91,4 +91,4 @@ def test_roa_checkpoints_play_their_student_or_the_requested_actor(roa_runs):
 
 def test_policy_choice_on_a_ppo_checkpoint_is_a_clear_error(trained_run):
     result = run_script("play.py", "--run", str(trained_run), "--device", "cpu", "--policy", "student")
-    assert result.returncode == 2 and "--policy student applies to PPO-ROA checkpoints" in result.stderr
+    assert result.returncode == 2 and "'student' applies to PPO-ROA checkpoints" in result.stderr

@@ -1,14 +1,6 @@
 """LocoLab: massively parallel legged-robot locomotion training on Isaac Lab 3 (Newton) and rsl_rl.
 
-Importing the package points Isaac Lab's asset root at LocoLab's generated offline assets (unless the user set
-``ISAACSIM_ASSET_ROOT`` or Isaac Lab already resolved it), so no code path reaches for a cloud URL.
+The package itself imports nothing heavy, so that :mod:`locolab.deploy` runs on a robot with only numpy and
+onnxruntime. The Isaac Lab glue (:mod:`locolab.envs`, :mod:`locolab.tasks`) points Isaac Lab's asset root at
+LocoLab's generated offline assets when it is imported (:func:`locolab.assets.use_offline_asset_root`).
 """
-
-import os
-import sys
-
-from .assets import ASSET_ROOT, ensure_robot_files
-
-if "isaaclab.utils.assets" not in sys.modules:
-    os.environ.setdefault("ISAACSIM_ASSET_ROOT", str(ASSET_ROOT))
-ensure_robot_files()

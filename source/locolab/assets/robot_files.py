@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import inspect
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,3 +71,11 @@ def ensure_robot_files(spec: QuadrupedSpec = GO2_SPEC) -> RobotFiles:
         if not files.ground_plane.exists():
             _write_atomically(files.ground_plane, usd_writer.write_ground_plane_usd)
     return files
+
+
+def use_offline_asset_root() -> RobotFiles:
+    """Generate the robot files and point Isaac Lab's asset root at them, unless the user set ``ISAACSIM_ASSET_ROOT``
+    or Isaac Lab already resolved its root (it reads the variable once, on import)."""
+    if "isaaclab.utils.assets" not in sys.modules:
+        os.environ.setdefault("ISAACSIM_ASSET_ROOT", str(ASSET_ROOT))
+    return ensure_robot_files()

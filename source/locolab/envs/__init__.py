@@ -1,5 +1,17 @@
-"""Glue between LocoLab's scripts and Isaac Lab environments."""
+"""Glue between LocoLab's scripts and Isaac Lab environments. Importing it sets up the offline asset root."""
+
+from locolab.assets import use_offline_asset_root
+
+use_offline_asset_root()  # before any Isaac Lab import reads ISAACSIM_ASSET_ROOT
 
 from .asset_check import MissingAssetError, check_assets_offline
-from .factory import CPU_NUM_ENVS, default_device, load_task_cfgs, open_env, registered_tasks, resolve_device
+from .factory import (
+    CPU_NUM_ENVS,
+    default_device,
+    load_task_cfgs,
+    open_env,
+    play_variant,
+    registered_tasks,
+    resolve_device,
+)
 from .history import ProprioHistory, ProprioHistoryWrapper

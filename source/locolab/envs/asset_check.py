@@ -63,6 +63,6 @@ def check_assets_offline(env_cfg) -> None:
             )
         if not os.path.isfile(path):
             raise MissingAssetError(
-                f"Asset file not found: '{path}' (named by {where}). Generated robot files are rebuilt on "
-                f"'import locolab'; for other assets, put the file there or fix the path."
+                f"Asset file not found: '{path}' (named by {where}). Generated robot files are rebuilt when "
+                f"locolab.envs is imported; for other assets, put the file there or fix the path."
             )

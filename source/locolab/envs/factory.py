@@ -18,6 +18,7 @@ from .asset_check import check_assets_offline
 CPU_NUM_ENVS = 64
 """Environments used on a CPU when the caller does not say: the GPU default (4096) would crawl on 2 cores."""
 
+PLAY_SUFFIX = "-Play"
 _DEVICE_PATTERN = re.compile(r"^(cpu|cuda(:\d+)?)$")
 
 
@@ -47,6 +48,12 @@ def registered_tasks(prefix: str = "LocoLab-") -> list[str]:
     import locolab.tasks  # noqa: F401  (registers the tasks)
 
     return sorted(name for name in gym.registry if name.startswith(prefix))
+
+
+def play_variant(task: str) -> str:
+    """``task``, or its ``-Play`` variant (fewer environments, no pushes or noise) when it has one."""
+    play = f"{task}{PLAY_SUFFIX}"
+    return play if not task.endswith(PLAY_SUFFIX) and play in registered_tasks() else task
 
 
 def load_task_cfgs(

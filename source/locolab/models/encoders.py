@@ -25,9 +25,18 @@ class ObsSetEncoder(nn.Module):
         self.obs_groups = list(obs_groups[obs_set])
         self.obs_set = obs_set
         self.latent_dim = latent_dim
+        self.input_shape = tuple(self.select(obs).shape[1:])
+        """Shape of one sample of the encoded input (without the batch axis)."""
 
     def select(self, obs: TensorDict) -> torch.Tensor:
         return torch.cat([obs[group] for group in self.obs_groups], dim=-1)
+
+    def forward(self, obs: TensorDict) -> torch.Tensor:
+        return self.encode(self.select(obs))
+
+    def encode(self, x: torch.Tensor) -> torch.Tensor:
+        """The latent of an already selected input of shape ``(batch, *input_shape)`` (what exports call)."""
+        raise NotImplementedError
 
     def update_normalization(self, obs: TensorDict) -> None:
         """Update input statistics from a batch of observations (no-op for encoders without a normaliser)."""
@@ -42,13 +51,12 @@ class MLPEncoder(ObsSetEncoder):
     def __init__(self, obs: TensorDict, obs_groups: dict[str, list[str]], obs_set: str, latent_dim: int,
                  hidden_dims: tuple[int, ...] | list[int] = (256, 128), activation: str = "elu") -> None:
         super().__init__(obs, obs_groups, obs_set, latent_dim)
-        shape = self.select(obs).shape
-        if len(shape) != 2:
-            raise ValueError(f"MLPEncoder reads flat observations, but set '{obs_set}' has shape {tuple(shape)}.")
-        self.mlp = MLP(shape[-1], latent_dim, hidden_dims, activation)
+        if len(self.input_shape) != 1:
+            raise ValueError(f"MLPEncoder reads flat observations, but set '{obs_set}' has shape {self.input_shape}.")
+        self.mlp = MLP(self.input_shape[0], latent_dim, hidden_dims, activation)
 
-    def forward(self, obs: TensorDict) -> torch.Tensor:
-        return self.mlp(self.select(obs))
+    def encode(self, x: torch.Tensor) -> torch.Tensor:
+        return self.mlp(x)
 
 
 class HistoryEncoder(ObsSetEncoder):
@@ -60,17 +68,13 @@ class HistoryEncoder(ObsSetEncoder):
 
     def __init__(self, obs: TensorDict, obs_groups: dict[str, list[str]], obs_set: str, latent_dim: int) -> None:
         super().__init__(obs, obs_groups, obs_set, latent_dim)
-        shape = self.select(obs).shape
-        if len(shape) != 3:
+        if len(self.input_shape) != 2:
             raise ValueError(
-                f"The adaptation module reads histories (num_envs, H, D), but set '{obs_set}' has shape "
-                f"{tuple(shape)}: wrap the environment in locolab.envs.ProprioHistoryWrapper."
+                f"The adaptation module reads histories (num_envs, H, D), but set '{obs_set}' has one sample shaped "
+                f"{self.input_shape}: wrap the environment in locolab.envs.ProprioHistoryWrapper."
             )
-        self.history_length, self.step_dim = shape[1], shape[2]
+        self.history_length, self.step_dim = self.input_shape
         self.normalizer = EmpiricalNormalization(self.step_dim)
-
-    def normalized(self, obs: TensorDict) -> torch.Tensor:
-        return self.normalizer(self.select(obs))
 
     def update_normalization(self, obs: TensorDict) -> None:
         self.normalizer.update(self.select(obs)[:, -1])
@@ -107,8 +111,8 @@ class TemporalConvEncoder(HistoryEncoder):
         self.convolutions = nn.Sequential(*layers)
         self.head = nn.Linear(in_channels * length, latent_dim)
 
-    def forward(self, obs: TensorDict) -> torch.Tensor:
-        steps = self.embedding(self.normalized(obs))  # (N, H, E)
+    def encode(self, x: torch.Tensor) -> torch.Tensor:
+        steps = self.embedding(self.normalizer(x))  # (N, H, E)
         features = self.convolutions(steps.transpose(1, 2))  # (N, C, L)
         return self.head(features.flatten(1))
 
@@ -121,5 +125,5 @@ class HistoryMLPEncoder(HistoryEncoder):
         super().__init__(obs, obs_groups, obs_set, latent_dim)
         self.mlp = MLP(self.history_length * self.step_dim, latent_dim, hidden_dims, activation)
 
-    def forward(self, obs: TensorDict) -> torch.Tensor:
-        return self.mlp(self.normalized(obs).flatten(1))
+    def encode(self, x: torch.Tensor) -> torch.Tensor:
+        return self.mlp(self.normalizer(x).flatten(1))

@@ -7,9 +7,12 @@ MLPModel: the observation normaliser, the Gaussian head, log-probabilities, entr
 
 from __future__ import annotations
 
+import copy
+
 import torch
 from rsl_rl.models import MLPModel
 from tensordict import TensorDict
+from torch import nn
 
 from .encoders import ObsSetEncoder
 
@@ -33,3 +36,37 @@ class LatentMLPModel(MLPModel):
 
     def _get_latent_dim(self) -> int:
         return self.obs_dim + self.encoder_latent_dim
+
+    def as_onnx(self, verbose: bool = False) -> nn.Module:
+        """An export copy: deterministic actions from the observation and the encoder's input, as two tensors."""
+        return _OnnxLatentMLPModel(self)
+
+
+class _OnnxLatentMLPModel(nn.Module):
+    """``actions = mlp([normalise(obs), encoder(encoder_input)])`` on plain tensors, like rsl_rl's ONNX models: the
+    input names are ``obs`` and the encoder's observation set (``history`` for ROA's student, ``priv`` for its
+    teacher)."""
+
+    def __init__(self, model: LatentMLPModel) -> None:
+        super().__init__()
+        self.obs_normalizer = copy.deepcopy(model.obs_normalizer)
+        self.mlp = copy.deepcopy(model.mlp)
+        self.encoder = copy.deepcopy(model.encoder)
+        self.deterministic_output = (model.distribution.as_deterministic_output_module()
+                                     if model.distribution is not None else nn.Identity())
+        self.input_shapes = {"obs": (model.obs_dim,), model.encoder.obs_set: model.encoder.input_shape}
+
+    def forward(self, obs: torch.Tensor, encoder_input: torch.Tensor) -> torch.Tensor:
+        latent = torch.cat([self.obs_normalizer(obs), self.encoder.encode(encoder_input)], dim=-1)
+        return self.deterministic_output(self.mlp(latent))
+
+    def get_dummy_inputs(self) -> tuple[torch.Tensor, ...]:
+        return tuple(torch.zeros(1, *shape) for shape in self.input_shapes.values())
+
+    @property
+    def input_names(self) -> list[str]:
+        return list(self.input_shapes)
+
+    @property
+    def output_names(self) -> list[str]:
+        return ["actions"]

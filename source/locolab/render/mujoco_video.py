@@ -165,6 +165,12 @@ class MujocoVideoRecorder:
             joint_names=robot.joint_names,
         )
 
+    def render_qpos(self, qpos: np.ndarray) -> np.ndarray:
+        """Render the pose ``qpos`` of a MuJoCo simulation of the same MJCF (sim-to-sim)."""
+        self.data.qpos[:] = qpos
+        mujoco.mj_forward(self.model, self.data)
+        return self.render()
+
     def render(self) -> np.ndarray:
         """The current pose as an RGB image, shape (height, width, 3), uint8."""
         self.renderer.update_scene(self.data, camera=self.camera)

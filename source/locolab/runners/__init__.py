@@ -1,7 +1,9 @@
 """Runners: rsl_rl's OnPolicyRunner with atomic checkpoints, exact resume and graceful interruption."""
 
 from .checkpoints import (
+    POLICY_MODULES,
     CheckpointError,
+    checkpoint_policy,
     latest_checkpoint,
     read_checkpoint,
     resolve_checkpoint,

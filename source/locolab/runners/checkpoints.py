@@ -58,3 +58,18 @@ def read_checkpoint(path: str | os.PathLike, map_location: str = "cpu") -> dict:
 def trained_agent(checkpoint: dict) -> tuple[str, str]:
     """The ``(--agent, --phase)`` a checkpoint was trained with: ("ppo", "train") or ("roa", its PPO-ROA phase)."""
     return ("roa", checkpoint["roa"]["phase"]) if "roa" in checkpoint else ("ppo", "train")
+
+
+POLICY_MODULES = {"policy": "actor", "teacher": "actor", "student": "actor_adapt"}
+"""The algorithm attribute of each policy: PPO's actor, PPO-ROA's actor (teacher) or actor_adapt (student)."""
+
+
+def checkpoint_policy(checkpoint: dict, requested: str | None, roa_default: str | None = None) -> tuple[str, str, str]:
+    """``(agent, phase, policy)`` to run a checkpoint with: PPO has one policy; PPO-ROA a teacher and a student
+    (``requested``, else ``roa_default``, else the one that acted in the checkpoint's phase)."""
+    agent, phase = trained_agent(checkpoint)
+    if agent == "ppo":
+        if requested is not None:
+            raise ValueError(f"'{requested}' applies to PPO-ROA checkpoints; this one was trained with PPO.")
+        return agent, phase, "policy"
+    return agent, phase, requested or roa_default or ("teacher" if phase == "train" else "student")

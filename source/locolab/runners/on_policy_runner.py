@@ -33,6 +33,8 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
         saved["iter"] = self.current_learning_iteration
         saved["infos"] = infos
         saved["env"] = self.environment_signature()
+        spec = getattr(getattr(self.env, "unwrapped", None), "spec", None)
+        saved["task"] = spec.id if spec is not None else None
         save_atomically(saved, path)
         self.logger.save_model(path, self.current_learning_iteration)
 

@@ -1,0 +1,71 @@
+"""Sim-to-sim check of an exported policy in MuJoCo's own C engine, through the deployment runtime.
+
+    python scripts/sim2sim.py --policy logs/.../exported --seconds 10 --command 0.5 0 0 --friction 0.6 --payload 1.5
+
+Loads ``policy.onnx`` + ``policy.json`` with ``locolab.deploy.PolicyRuntime`` (numpy + onnxruntime), drives the
+robot's generated MJCF with it at the policy's control period and a PD loop at the physics rate, and prints one JSON
+line: velocity-tracking errors, distance travelled, falls and time upright. --video writes an MP4 (one frame per
+control step). A fall restarts the robot standing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--policy", required=True, help="directory with policy.onnx and policy.json (scripts/export.py)")
+    parser.add_argument("--seconds", type=float, default=10.0, help="simulated time (default 10)")
+    parser.add_argument("--command", type=float, nargs=3, default=(0.5, 0.0, 0.0), metavar=("VX", "VY", "WZ"),
+                        help="velocity command: m/s, m/s, rad/s (default 0.5 0 0)")
+    parser.add_argument("--friction", type=float, default=None, help="friction of every contact (default: MJCF's)")
+    parser.add_argument("--payload", type=float, default=0.0, help="mass added to the base [kg] (default 0)")
+    parser.add_argument("--video", default=None, help="write an MP4 of the run here")
+    return parser.parse_args(argv)
+
+
+def _finite_or_none(value):
+    return None if isinstance(value, float) and not math.isfinite(value) else value
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args.seconds <= 0 or (args.friction is not None and args.friction <= 0) or args.payload < 0:
+        print("error: --seconds and --friction must be positive and --payload at least 0.", file=sys.stderr)
+        return 2
+    if args.video:
+        from locolab.render import MujocoVideoRecorder  # chooses MUJOCO_GL before mujoco is imported
+    from locolab.assets import ensure_robot_files
+    from locolab.eval.sim2sim import run_sim2sim
+
+    mjcf = ensure_robot_files().mjcf
+    recorder = None
+    try:
+        if args.video:
+            from locolab.deploy import PolicyRuntime
+
+            period = PolicyRuntime(args.policy).metadata["control_period_s"]
+            recorder = MujocoVideoRecorder(mjcf, fps=1.0 / period)
+        result = run_sim2sim(args.policy, mjcf, args.seconds, tuple(args.command), args.friction, args.payload,
+                             recorder)
+    except (FileNotFoundError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    report = {key: _finite_or_none(value) for key, value in asdict(result).items()}
+    report["policy"] = str(Path(args.policy).resolve())
+    report["video"] = None
+    if recorder is not None:
+        report["video"] = str(recorder.save(Path(args.video).resolve()))
+        recorder.close()
+    print(json.dumps(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Evaluation of exported policies outside the training simulator."""

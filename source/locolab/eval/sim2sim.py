@@ -1,0 +1,159 @@
+"""Sim-to-sim: an exported policy, through the deployment runtime, driving the robot in MuJoCo's own C engine.
+
+Training ran in Newton (MuJoCo-Warp solver, Newton's collision pipeline and actuators); this is a second simulator
+with its own contacts and integration. The policy only sees what a robot measures (joint encoders, the IMU's
+gyroscope and orientation) through :class:`locolab.deploy.PolicyRuntime`, at the policy's control period; a PD loop
+at the physics rate (the MJCF's timestep) turns its joint targets into torques clipped to the motors' limits, as a
+robot's motor drivers would.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import mujoco
+import numpy as np
+
+from locolab.deploy import PolicyRuntime, RobotState, gravity_in_base_frame
+
+FALL_HEIGHT = 0.15
+"""Base height [m] under which the robot counts as fallen."""
+FALL_TILT_COS = 0.5
+"""The robot counts as fallen when its up axis is tilted more than 60 degrees (cosine below this)."""
+
+
+@dataclass
+class Sim2SimResult:
+    """What one sim-to-sim run measured (upright time only for the tracking errors)."""
+
+    seconds: float
+    command: list[float]
+    friction: float | None
+    payload_kg: float
+    lin_vel_error: float
+    """Mean ||command xy - base velocity xy|| in the base frame [m/s]."""
+    ang_vel_error: float
+    """Mean |command yaw rate - base yaw rate| [rad/s]."""
+    distance: float
+    """Base travel in the ground plane, summed over upright stretches [m]."""
+    falls: int
+    time_upright: float
+    """Seconds spent not fallen [s]."""
+    mean_base_velocity: list[float] = field(default_factory=list)
+    """Mean base-frame (vx, vy, yaw rate) while upright."""
+
+
+class MujocoRobot:
+    """The generated MJCF in MuJoCo, mapped to the policy's joint order, with friction and payload applied."""
+
+    def __init__(self, mjcf: str | Path, joint_names: list[str], friction: float | None = None,
+                 payload_kg: float = 0.0, base_body: str = "base") -> None:
+        self.model = mujoco.MjModel.from_xml_path(str(mjcf))
+        self.data = mujoco.MjData(self.model)
+        joints = [mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_JOINT, name) for name in joint_names]
+        missing = [name for name, joint in zip(joint_names, joints) if joint < 0]
+        if missing:
+            raise ValueError(f"'{mjcf}' has no joints {missing}: the policy was trained on another robot.")
+        self.qpos_adr = np.array([self.model.jnt_qposadr[j] for j in joints])
+        self.dof_adr = np.array([self.model.jnt_dofadr[j] for j in joints])
+        actuator_of_joint = {int(self.model.actuator_trnid[a, 0]): a for a in range(self.model.nu)}
+        self.actuators = np.array([actuator_of_joint[j] for j in joints])
+        self.base = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_BODY, base_body)
+        self.gyro = self._sensor_slice("imu_gyro")
+        self.quat = self._sensor_slice("imu_quat")
+        if friction is not None:
+            self.model.geom_friction[:, 0] = friction
+        self.model.body_mass[self.base] += payload_kg
+        self.initial_qpos = self.model.qpos0.copy()
+
+    def _sensor_slice(self, name: str) -> slice:
+        sensor = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_SENSOR, name)
+        start = self.model.sensor_adr[sensor]
+        return slice(start, start + self.model.sensor_dim[sensor])
+
+    def reset(self, joint_pos: np.ndarray) -> None:
+        """Standing start: the MJCF's base pose, joints at ``joint_pos``, at rest."""
+        mujoco.mj_resetData(self.model, self.data)
+        self.data.qpos[:] = self.initial_qpos
+        self.data.qpos[self.qpos_adr] = joint_pos
+        mujoco.mj_forward(self.model, self.data)
+
+    def state(self, command: np.ndarray) -> RobotState:
+        """What the robot's sensors report (encoders, IMU gyroscope and orientation)."""
+        return RobotState(
+            joint_pos=self.data.qpos[self.qpos_adr].astype(np.float32),
+            joint_vel=self.data.qvel[self.dof_adr].astype(np.float32),
+            ang_vel=self.data.sensordata[self.gyro].astype(np.float32),
+            gravity=gravity_in_base_frame(self.data.sensordata[self.quat]),
+            command=command.astype(np.float32),
+        )
+
+    def apply_pd(self, targets: np.ndarray, stiffness: np.ndarray, damping: np.ndarray, effort: np.ndarray) -> None:
+        torque = stiffness * (targets - self.data.qpos[self.qpos_adr]) - damping * self.data.qvel[self.dof_adr]
+        self.data.ctrl[self.actuators] = np.clip(torque, -effort, effort)
+
+    def base_velocity(self) -> np.ndarray:
+        """(vx, vy) in the base frame and the yaw rate: the free joint's linear velocity is in the world frame, its
+        angular velocity in the body frame."""
+        rotation = self.data.xmat[self.base].reshape(3, 3)
+        linear = rotation.T @ self.data.qvel[0:3]
+        return np.array([linear[0], linear[1], self.data.qvel[5]])
+
+    def fallen(self) -> bool:
+        up = self.data.xmat[self.base].reshape(3, 3)[2, 2]  # z component of the base's z axis
+        return self.data.xpos[self.base, 2] < FALL_HEIGHT or up < FALL_TILT_COS
+
+
+def run_sim2sim(policy_dir: str | Path, mjcf: str | Path, seconds: float, command: tuple[float, float, float],
+                friction: float | None = None, payload_kg: float = 0.0, recorder=None) -> Sim2SimResult:
+    """Drive the MJCF robot with the exported policy for ``seconds``; a fall restarts it standing.
+
+    ``recorder`` (a :class:`locolab.render.MujocoVideoRecorder` of the same MJCF) gets one frame per control step.
+    """
+    runtime = PolicyRuntime(policy_dir)
+    meta = runtime.metadata
+    robot = MujocoRobot(mjcf, meta["joint_names"], friction, payload_kg)
+    stiffness = np.asarray(meta["pd_gains"]["stiffness"])
+    damping = np.asarray(meta["pd_gains"]["damping"])
+    effort = np.asarray(meta["effort_limit"])
+    period = meta["control_period_s"]
+    substeps = max(1, round(period / robot.model.opt.timestep))
+    command_array = np.asarray(command, dtype=np.float32)
+
+    robot.reset(runtime.default_joint_pos)
+    runtime.reset()
+    falls, upright_steps, distance = 0, 0, 0.0
+    velocities = []
+    start_xy = robot.data.xpos[robot.base, :2].copy()
+    for _ in range(math.ceil(seconds / period)):
+        targets = runtime.step(robot.state(command_array))
+        for _ in range(substeps):
+            robot.apply_pd(targets, stiffness, damping, effort)
+            mujoco.mj_step(robot.model, robot.data)
+        if recorder is not None:
+            recorder.frames.append(recorder.render_qpos(robot.data.qpos))
+        if robot.fallen():
+            falls += 1
+            distance += float(np.linalg.norm(robot.data.xpos[robot.base, :2] - start_xy))
+            robot.reset(runtime.default_joint_pos)
+            runtime.reset()
+            start_xy = robot.data.xpos[robot.base, :2].copy()
+            continue
+        upright_steps += 1
+        velocities.append(robot.base_velocity())
+    distance += float(np.linalg.norm(robot.data.xpos[robot.base, :2] - start_xy))
+    velocities = np.asarray(velocities) if velocities else np.full((1, 3), np.nan)
+    return Sim2SimResult(
+        seconds=seconds,
+        command=[float(c) for c in command],
+        friction=friction,
+        payload_kg=payload_kg,
+        lin_vel_error=float(np.linalg.norm(velocities[:, :2] - command_array[:2], axis=1).mean()),
+        ang_vel_error=float(np.abs(velocities[:, 2] - command_array[2]).mean()),
+        distance=distance,
+        falls=falls,
+        time_upright=upright_steps * period,
+        mean_base_velocity=velocities.mean(axis=0).tolist(),
+    )

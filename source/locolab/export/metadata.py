@@ -1,0 +1,118 @@
+"""``policy.json``: everything a robot loop needs besides the network, read from the environment it was trained in.
+
+The runtime (:mod:`locolab.deploy`) reads it; nothing in it is typed by hand, so it cannot drift from the task.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+from isaaclab.utils.string import resolve_matching_names_values
+
+from locolab.deploy import FORMAT
+
+TERM_MEANINGS = {
+    "base_ang_vel": "base angular velocity (IMU gyroscope), base frame [rad/s]",
+    "projected_gravity": "unit gravity direction in the base frame (0, 0, -1 when level)",
+    "velocity_commands": "command: lin_vel_x [m/s], lin_vel_y [m/s], ang_vel_z [rad/s]",
+    "joint_pos": "joint positions minus default_joint_pos [rad], joint_names order",
+    "joint_vel": "joint velocities minus default_joint_vel [rad/s], joint_names order",
+    "actions": "the policy's previous output (raw action, before scaling)",
+}
+PACKAGES = ("locolab", "torch", "isaaclab", "rsl-rl-lib", "onnx", "onnxruntime")
+COMMAND_NAMES = ("lin_vel_x", "lin_vel_y", "ang_vel_z")
+
+
+def per_joint(value, joint_names: list[str]) -> list[float]:
+    """An actuator setting (one number, or a ``{regex: number}`` dict) resolved for each joint, in order."""
+    if isinstance(value, (int, float)):
+        return [float(value)] * len(joint_names)
+    indices, _, values = resolve_matching_names_values(value, joint_names, preserve_order=False)
+    resolved = dict(zip(indices, values))
+    missing = [name for i, name in enumerate(joint_names) if i not in resolved]
+    if missing:
+        raise ValueError(f"no actuator setting matches joints {missing}")
+    return [float(resolved[i]) for i in range(len(joint_names))]
+
+
+def observation_terms(env, group: str = "policy") -> list[dict]:
+    """The terms of observation group ``group``, in order: name, size, and the clip then scale Isaac Lab applies."""
+    manager = env.observation_manager
+    group_cfg = getattr(env.cfg.observations, group)
+    terms = []
+    for name, dims in zip(manager.active_terms[group], manager.group_obs_term_dim[group]):
+        term_cfg = getattr(group_cfg, name)
+        terms.append({
+            "name": name,
+            "meaning": TERM_MEANINGS.get(name),
+            "size": int(dims[-1]),
+            "clip": list(term_cfg.clip) if term_cfg.clip else None,
+            "scale": term_cfg.scale,
+        })
+    return terms
+
+
+def package_versions() -> dict[str, str | None]:
+    versions = {}
+    for package in PACKAGES:
+        try:
+            versions[package] = version(package)
+        except PackageNotFoundError:
+            versions[package] = None
+    return versions
+
+
+def file_sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def policy_metadata(env, *, task: str, inputs: dict[str, list[int]], policy: dict, checkpoint: Path,
+                    iteration: int, parity: dict, onnx_file: str) -> dict:
+    """The ``policy.json`` of a policy trained on ``env`` (the unwrapped Isaac Lab environment)."""
+    cfg = env.cfg
+    robot = env.scene["robot"]
+    joint_names = list(robot.joint_names)
+    actuators = list(cfg.scene.robot.actuators.values())
+    if len(actuators) != 1:
+        raise ValueError(f"export expects one actuator group for the robot, found {len(actuators)}")
+    actuator = actuators[0]
+    action_cfg = cfg.actions.joint_pos
+    ranges = cfg.commands.base_velocity.ranges
+    history = None
+    if "history" in inputs:
+        history = {"length": inputs["history"][0], "order": "oldest_first", "source": "observation",
+                   "reset": "filled_with_first_observation"}
+    return {
+        "format": FORMAT,
+        "onnx": onnx_file,
+        "inputs": inputs,
+        "outputs": {"actions": [len(joint_names)]},
+        **policy,
+        "task": task,
+        "checkpoint": {"path": str(checkpoint), "iteration": iteration, "sha256": file_sha256(checkpoint)},
+        "joint_names": joint_names,
+        "default_joint_pos": robot.data.default_joint_pos.torch[0].tolist(),
+        "default_joint_vel": robot.data.default_joint_vel.torch[0].tolist(),
+        "action": {
+            "type": "joint_position_target",
+            "scale": float(action_cfg.scale),
+            "offset": "default_joint_pos" if action_cfg.use_default_offset else "zero",
+            "clip": None,
+            "formula": "target = default_joint_pos + scale * action",
+        },
+        "pd_gains": {"stiffness": per_joint(actuator.stiffness, joint_names),
+                     "damping": per_joint(actuator.damping, joint_names)},
+        "effort_limit": per_joint(actuator.actuator_effort_limit, joint_names),
+        "velocity_limit": per_joint(actuator.actuator_velocity_limit, joint_names),
+        "control_period_s": env.step_dt,
+        "physics_dt_s": env.physics_dt,
+        "observation": {"group": "policy", "size": sum(t["size"] for t in observation_terms(env)),
+                        "terms": observation_terms(env)},
+        "history": history,
+        "command": {"names": list(COMMAND_NAMES),
+                    "ranges": {name: list(getattr(ranges, name)) for name in COMMAND_NAMES}},
+        "parity": parity,
+        "versions": package_versions(),
+    }

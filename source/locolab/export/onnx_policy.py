@@ -1,0 +1,64 @@
+"""Writes a policy as one self-contained ONNX file, after checking it against the torch policy with onnxruntime.
+
+rsl_rl's models provide ``as_onnx()`` (plain-tensor copies with named inputs); LocoLab's LatentMLPModel does too, so
+ROA's student exports with its observation normaliser and adapt_ema inside the graph. What this module adds to
+rsl_rl's exporter: weights embedded in the file (torch 2.11 writes a ``.onnx.data`` sidecar by default, which gets
+left behind when the file is copied to a robot), a batch axis, and a parity check on recorded inputs that refuses to
+write a file that disagrees.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import warnings
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+PARITY_TOLERANCE = 1e-5
+"""Largest absolute difference between onnxruntime's and torch's actions that an export accepts."""
+OPSET = 18
+
+
+class ExportError(RuntimeError):
+    """The policy could not be exported, or the exported file does not compute what the torch policy computes."""
+
+
+def export_onnx(model: nn.Module, path: str | os.PathLike, recorded_inputs: dict[str, np.ndarray],
+                tolerance: float = PARITY_TOLERANCE) -> float:
+    """Export ``model`` (an ``as_onnx()`` module) to ``path`` if onnxruntime reproduces its outputs on
+    ``recorded_inputs`` (batches keyed by input name) within ``tolerance``; returns the largest difference.
+
+    The file is written next to ``path`` under a temporary name and renamed only after the check passes.
+    """
+    import onnxruntime
+
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp")
+    model = model.to("cpu").eval()
+    batch = torch.export.Dim("batch")
+    arguments = list(inspect.signature(model.forward).parameters)  # what dynamic_shapes is keyed by
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # torch.export's deprecation chatter
+            torch.onnx.export(model, model.get_dummy_inputs(), str(tmp), input_names=model.input_names,
+                              output_names=model.output_names, opset_version=OPSET, dynamo=True,
+                              external_data=False, dynamic_shapes={name: {0: batch} for name in arguments})
+        sidecars = [p for p in path.parent.iterdir() if p.name.startswith(tmp.name) and p != tmp]
+        if sidecars:
+            raise ExportError(f"the exporter wrote weights outside the ONNX file: {[p.name for p in sidecars]}")
+        session = onnxruntime.InferenceSession(str(tmp), providers=["CPUExecutionProvider"])
+        exported = session.run(model.output_names, {name: recorded_inputs[name] for name in model.input_names})[0]
+        with torch.inference_mode():
+            reference = model(*(torch.from_numpy(recorded_inputs[name]) for name in model.input_names)).numpy()
+        difference = float(np.abs(exported - reference).max())
+        if not difference <= tolerance:
+            raise ExportError(f"onnxruntime's actions differ from torch's by up to {difference:.3g} on "
+                              f"{len(reference)} recorded inputs (tolerance {tolerance:g}); nothing was written.")
+        os.replace(tmp, path)
+        return difference
+    finally:
+        tmp.unlink(missing_ok=True)
