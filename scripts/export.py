@@ -67,14 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         print("error: --steps and --num_envs must be at least 1.", file=sys.stderr)
         return 2
     from locolab.envs import MissingAssetError, load_task_cfgs, open_env, play_variant
-    from locolab.runners import (
-        POLICY_MODULES,
-        CheckpointError,
-        build_runner,
-        checkpoint_policy,
-        read_checkpoint,
-        resolve_checkpoint,
-    )
+    from locolab.runners import CheckpointError, checkpoint_policy, load_policy, read_checkpoint, resolve_checkpoint
     from locolab.tasks import AGENT_ENTRY_POINTS
 
     try:
@@ -99,14 +92,11 @@ def main(argv: list[str] | None = None) -> int:
     from locolab.export import PARITY_TOLERANCE, ExportError, export_onnx, policy_metadata
 
     with open_env(task, env_cfg) as env:
-        runner = build_runner(env, agent_cfg, log_dir=None)
         try:
-            runner.load(str(checkpoint))
+            runner, model = load_policy(env, agent_cfg, checkpoint, which)
         except CheckpointError as error:
             print(f"error: {error}", file=sys.stderr)
             return 2
-        runner.alg.eval_mode()
-        model = getattr(runner.alg, POLICY_MODULES[which])
         onnx_model = model.as_onnx(verbose=False)
         recorded = record_inputs(runner, model, onnx_model, args.steps)
         try:
@@ -124,6 +114,7 @@ def main(argv: list[str] | None = None) -> int:
             iteration=saved["iter"],
             parity={"max_abs_diff": difference, "samples": samples, "tolerance": PARITY_TOLERANCE},
             onnx_file=ONNX_FILE,
+            action_clip=agent_cfg.clip_actions,
         )
     write_json_atomically(metadata, out / "policy.json")
     print(json.dumps({"onnx": str(out / ONNX_FILE), "metadata": str(out / "policy.json"), "agent": agent,

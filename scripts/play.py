@@ -67,11 +67,10 @@ def main(argv: list[str] | None = None) -> int:
 
     from locolab.envs import MissingAssetError, load_task_cfgs, open_env, play_variant
     from locolab.runners import (
-        POLICY_MODULES,
         CheckpointError,
-        build_runner,
         checkpoint_policy,
         latest_checkpoint,
+        load_policy,
         read_checkpoint,
         resolve_checkpoint,
     )
@@ -101,15 +100,12 @@ def main(argv: list[str] | None = None) -> int:
     from locolab.assets import ensure_robot_files
 
     with open_env(task, env_cfg) as env:
-        runner = build_runner(env, agent_cfg, log_dir=None)
         try:
-            runner.load(str(checkpoint))
+            runner, policy = load_policy(env, agent_cfg, checkpoint, policy_name)
         except CheckpointError as error:
             print(f"error: {error}", file=sys.stderr)
             return 2
         device = agent_cfg.device
-        runner.alg.eval_mode()
-        policy = getattr(runner.alg, POLICY_MODULES[policy_name])
         vec_env = runner.env
         unwrapped = env.unwrapped
         robot = unwrapped.scene["robot"]

@@ -83,7 +83,7 @@ class PolicyRuntime:
             if term["clip"] is not None:
                 value = np.clip(value, term["clip"][0], term["clip"][1])
             if term["scale"] is not None:
-                value = value * np.float32(term["scale"])
+                value = value * np.asarray(term["scale"], dtype=np.float32)
             parts.append(value)
         return np.concatenate(parts).astype(np.float32)
 

@@ -69,8 +69,9 @@ def file_sha256(path: Path) -> str:
 
 
 def policy_metadata(env, *, task: str, inputs: dict[str, list[int]], policy: dict, checkpoint: Path,
-                    iteration: int, parity: dict, onnx_file: str) -> dict:
-    """The ``policy.json`` of a policy trained on ``env`` (the unwrapped Isaac Lab environment)."""
+                    iteration: int, parity: dict, onnx_file: str, action_clip: float | None) -> dict:
+    """The ``policy.json`` of a policy trained on ``env`` (the unwrapped Isaac Lab environment); ``action_clip`` is
+    the agent's ``clip_actions`` (applied to the policy's output before the environment sees it)."""
     cfg = env.cfg
     robot = env.scene["robot"]
     joint_names = list(robot.joint_names)
@@ -79,6 +80,9 @@ def policy_metadata(env, *, task: str, inputs: dict[str, list[int]], policy: dic
         raise ValueError(f"export expects one actuator group for the robot, found {len(actuators)}")
     actuator = actuators[0]
     action_cfg = cfg.actions.joint_pos
+    if not isinstance(action_cfg.scale, (int, float)) or action_cfg.clip is not None:
+        raise ValueError("export describes one action scale and no per-joint action clip; this task's joint_pos "
+                         f"action has scale {action_cfg.scale!r} and clip {action_cfg.clip!r}.")
     ranges = cfg.commands.base_velocity.ranges
     history = None
     if "history" in inputs:
@@ -99,8 +103,8 @@ def policy_metadata(env, *, task: str, inputs: dict[str, list[int]], policy: dic
             "type": "joint_position_target",
             "scale": float(action_cfg.scale),
             "offset": "default_joint_pos" if action_cfg.use_default_offset else "zero",
-            "clip": None,
-            "formula": "target = default_joint_pos + scale * action",
+            "clip": action_clip,
+            "formula": "target = default_joint_pos + scale * clip(action, -clip, clip)",
         },
         "pd_gains": {"stiffness": per_joint(actuator.stiffness, joint_names),
                      "damping": per_joint(actuator.damping, joint_names)},

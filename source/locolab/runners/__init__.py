@@ -10,5 +10,5 @@ from .checkpoints import (
     save_atomically,
     trained_agent,
 )
-from .build import build_runner
+from .build import build_runner, load_policy
 from .on_policy_runner import LocoLabOnPolicyRunner, TrainingInterrupted

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from isaaclab_rl.rsl_rl import RslRlVecEnvWrapper, check_rsl_rl_version, handle_deprecated_rsl_rl_cfg
 
+from torch import nn
+
 from locolab.envs.history import ProprioHistoryWrapper
 
+from .checkpoints import POLICY_MODULES
 from .on_policy_runner import LocoLabOnPolicyRunner
 
 HISTORY_GROUP = "history"
@@ -26,3 +29,12 @@ def build_runner(env, agent_cfg, log_dir: str | None) -> LocoLabOnPolicyRunner:
                              "history_length.")
         vec_env = ProprioHistoryWrapper(vec_env, length, name=HISTORY_GROUP)
     return LocoLabOnPolicyRunner(vec_env, agent_cfg.to_dict(), log_dir=log_dir, device=agent_cfg.device)
+
+
+def load_policy(env, agent_cfg, checkpoint, policy: str) -> tuple[LocoLabOnPolicyRunner, nn.Module]:
+    """A logging-free runner over ``env`` with ``checkpoint`` loaded (a CheckpointError if it does not fit), and
+    its ``policy`` ("policy", "teacher" or "student") in evaluation mode."""
+    runner = build_runner(env, agent_cfg, log_dir=None)
+    runner.load(str(checkpoint))
+    runner.alg.eval_mode()
+    return runner, getattr(runner.alg, POLICY_MODULES[policy])
