@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -55,12 +54,6 @@ def record_inputs(runner, model, onnx_model, steps: int) -> dict:
     return {name: np.ascontiguousarray(torch.cat(batches).numpy()) for name, batches in recorded.items()}
 
 
-def write_json_atomically(data: dict, path: Path) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(data, indent=2) + "\n")
-    os.replace(tmp, path)
-
-
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.steps < 1 or args.num_envs < 1:
@@ -89,6 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out or checkpoint.parent / "exported").resolve()
     out.mkdir(parents=True, exist_ok=True)
 
+    from locolab.atomic_files import write_atomically
     from locolab.export import PARITY_TOLERANCE, ExportError, export_onnx, policy_metadata
 
     with open_env(task, env_cfg) as env:
@@ -116,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
             onnx_file=ONNX_FILE,
             action_clip=agent_cfg.clip_actions,
         )
-    write_json_atomically(metadata, out / "policy.json")
+    write_atomically(out / "policy.json", lambda tmp: tmp.write_text(json.dumps(metadata, indent=2) + "\n"))
     print(json.dumps({"onnx": str(out / ONNX_FILE), "metadata": str(out / "policy.json"), "agent": agent,
                       "policy": which, "max_abs_diff": difference, "samples": samples}))
     return 0

@@ -30,7 +30,7 @@ def test_training_run_writes_checkpoint_events_and_configs(trained_run):
     agent_cfg = yaml.load((trained_run / "params" / "agent.yaml").read_text(), Loader=yaml.UnsafeLoader)
     assert env_cfg["scene"]["num_envs"] == 8 and env_cfg["sim"]["device"] == "cpu"
     assert agent_cfg["device"] == "cpu" and agent_cfg["experiment_name"] == "locolab_go2_flat"
-    assert not list(trained_run.glob(".*.tmp"))  # atomic writes leave no temporary files
+    assert not list(trained_run.glob(".*.tmp*"))  # atomic writes leave no temporary files
     checkpoint = torch.load(trained_run / "model_2.pt", weights_only=False)
     assert checkpoint["iter"] == 2
     assert {"actor_state_dict", "critic_state_dict", "optimizer_state_dict"} <= set(checkpoint)
@@ -72,7 +72,7 @@ def test_sigterm_saves_a_checkpoint_before_exiting(tmp_path):
     saved_line = next(line for line in output.splitlines() if "Interrupted: saved" in line)
     saved = run / saved_line.rsplit("/", 1)[1]
     assert torch.load(saved, weights_only=False)["iter"] == int(saved.stem.split("_")[1]) >= 0
-    assert not list(run.glob(".*.tmp"))
+    assert not list(run.glob(".*.tmp*"))
 
 
 def test_corrupt_checkpoint_is_a_clear_error(tmp_path):

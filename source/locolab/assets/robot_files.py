@@ -17,6 +17,8 @@ from pathlib import Path
 
 from filelock import FileLock
 
+from locolab.atomic_files import write_atomically
+
 from . import mjcf_writer, usd_writer
 from .quadruped_spec import GO2_SPEC, QuadrupedSpec
 
@@ -45,13 +47,6 @@ def _digest(spec: QuadrupedSpec) -> str:
     return hashlib.sha256((spec.digest() + writers).encode()).hexdigest()[:16]
 
 
-def _write_atomically(path: Path, writer) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.stem}.tmp{path.suffix}")
-    writer(str(tmp))
-    os.replace(tmp, path)
-
-
 def ensure_robot_files(spec: QuadrupedSpec = GO2_SPEC) -> RobotFiles:
     """Generate (or reuse) the robot's USD and MJCF and the ground plane under the offline asset root."""
     files = RobotFiles(
@@ -65,11 +60,11 @@ def ensure_robot_files(spec: QuadrupedSpec = GO2_SPEC) -> RobotFiles:
     with FileLock(str(CACHE_DIR / f"{spec.name}.lock")):
         current = stamp.exists() and stamp.read_text() == digest
         if not (current and files.usd.exists() and files.mjcf.exists()):
-            _write_atomically(files.usd, lambda p: usd_writer.write_usd(spec, p))
-            _write_atomically(files.mjcf, lambda p: mjcf_writer.write_mjcf(spec, p))
+            write_atomically(files.usd, lambda tmp: usd_writer.write_usd(spec, str(tmp)))
+            write_atomically(files.mjcf, lambda tmp: mjcf_writer.write_mjcf(spec, str(tmp)))
             stamp.write_text(digest)
         if not files.ground_plane.exists():
-            _write_atomically(files.ground_plane, usd_writer.write_ground_plane_usd)
+            write_atomically(files.ground_plane, lambda tmp: usd_writer.write_ground_plane_usd(str(tmp)))
     return files
 
 

@@ -84,6 +84,7 @@ def policy_metadata(env, *, task: str, inputs: dict[str, list[int]], policy: dic
         raise ValueError("export describes one action scale and no per-joint action clip; this task's joint_pos "
                          f"action has scale {action_cfg.scale!r} and clip {action_cfg.clip!r}.")
     ranges = cfg.commands.base_velocity.ranges
+    terms = observation_terms(env)
     history = None
     if "history" in inputs:
         history = {"length": inputs["history"][0], "order": "oldest_first", "source": "observation",
@@ -112,8 +113,7 @@ def policy_metadata(env, *, task: str, inputs: dict[str, list[int]], policy: dic
         "velocity_limit": per_joint(actuator.actuator_velocity_limit, joint_names),
         "control_period_s": env.step_dt,
         "physics_dt_s": env.physics_dt,
-        "observation": {"group": "policy", "size": sum(t["size"] for t in observation_terms(env)),
-                        "terms": observation_terms(env)},
+        "observation": {"group": "policy", "size": sum(term["size"] for term in terms), "terms": terms},
         "history": history,
         "command": {"names": list(COMMAND_NAMES),
                     "ranges": {name: list(getattr(ranges, name)) for name in COMMAND_NAMES}},

@@ -10,6 +10,7 @@ write a file that disagrees.
 from __future__ import annotations
 
 import inspect
+import math
 import os
 import warnings
 from pathlib import Path
@@ -17,6 +18,8 @@ from pathlib import Path
 import numpy as np
 import torch
 from torch import nn
+
+from locolab.atomic_files import write_atomically
 
 PARITY_TOLERANCE = 1e-5
 """Largest absolute difference between onnxruntime's and torch's actions that an export accepts."""
@@ -32,22 +35,24 @@ def export_onnx(model: nn.Module, path: str | os.PathLike, recorded_inputs: dict
     """Export ``model`` (an ``as_onnx()`` module) to ``path`` if onnxruntime reproduces its outputs on
     ``recorded_inputs`` (batches keyed by input name) within ``tolerance``; returns the largest difference.
 
-    The file is written next to ``path`` under a temporary name and renamed only after the check passes.
+    The file is written next to ``path`` under a temporary name and renamed only after the check passes
+    (:func:`~locolab.atomic_files.write_atomically`).
     """
     import onnxruntime
 
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp")
     model = model.to("cpu").eval()
     batch = torch.export.Dim("batch")
     arguments = list(inspect.signature(model.forward).parameters)  # what dynamic_shapes is keyed by
-    try:
+    difference = math.nan
+
+    def export_and_check(tmp: Path) -> None:
+        nonlocal difference
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # torch.export's deprecation chatter
             torch.onnx.export(model, model.get_dummy_inputs(), str(tmp), input_names=model.input_names,
                               output_names=model.output_names, opset_version=OPSET, dynamo=True,
                               external_data=False, dynamic_shapes={name: {0: batch} for name in arguments})
-        sidecars = [p for p in path.parent.iterdir() if p.name.startswith(tmp.name) and p != tmp]
+        sidecars = [p for p in tmp.parent.iterdir() if p.name.startswith(tmp.name) and p != tmp]
         if sidecars:
             raise ExportError(f"the exporter wrote weights outside the ONNX file: {[p.name for p in sidecars]}")
         session = onnxruntime.InferenceSession(str(tmp), providers=["CPUExecutionProvider"])
@@ -58,7 +63,6 @@ def export_onnx(model: nn.Module, path: str | os.PathLike, recorded_inputs: dict
         if not difference <= tolerance:
             raise ExportError(f"onnxruntime's actions differ from torch's by up to {difference:.3g} on "
                               f"{len(reference)} recorded inputs (tolerance {tolerance:g}); nothing was written.")
-        os.replace(tmp, path)
-        return difference
-    finally:
-        tmp.unlink(missing_ok=True)
+
+    write_atomically(path, export_and_check)
+    return difference

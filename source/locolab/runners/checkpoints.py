@@ -8,6 +8,8 @@ from pathlib import Path
 
 import torch
 
+from locolab.atomic_files import write_atomically
+
 CHECKPOINT_PATTERN = re.compile(r"^model_(\d+)\.pt$")
 
 
@@ -16,11 +18,8 @@ class CheckpointError(RuntimeError):
 
 
 def save_atomically(obj: dict, path: str | os.PathLike) -> None:
-    """``torch.save`` to a temporary file in the same folder, then rename: a reader never sees half a file."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp")
-    torch.save(obj, tmp)
-    os.replace(tmp, path)
+    """``torch.save`` through :func:`~locolab.atomic_files.write_atomically`: a reader never sees half a file."""
+    write_atomically(path, lambda tmp: torch.save(obj, tmp))
 
 
 def latest_checkpoint(run_dir: str | os.PathLike) -> Path:
