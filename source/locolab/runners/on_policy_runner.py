@@ -6,7 +6,8 @@ Extends ``rsl_rl.runners.OnPolicyRunner`` rather than replacing it: rollout, GAE
 - checkpoints record the environment they were trained on (observation sizes, action size, joint names), and a
   checkpoint that does not fit (other observation sizes, other robot, other network) is a clear error naming what
   differs;
-- SIGINT/SIGTERM finish the current update and then save ``model_<it>.pt`` before the process exits;
+- SIGINT/SIGTERM finish the current iteration (rollout and update) and then save ``model_<it>.pt`` before the
+  process exits; a second signal stops at once;
 - an algorithm's ``log_scalars`` (e.g. PPO-ROA's lambda, phase and latent errors) go to TensorBoard each iteration.
 """
 
@@ -67,7 +68,7 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
         return loaded["infos"]
 
     def learn(self, num_learning_iterations: int, init_at_random_ep_len: bool = False) -> None:
-        """Train; on SIGINT/SIGTERM save the last completed iteration and raise :class:`TrainingInterrupted`."""
+        """Train; on SIGINT/SIGTERM finish the current iteration, save it and raise :class:`TrainingInterrupted`."""
         start_it = self.current_learning_iteration
         updates_done = 0
         update = self.alg.update
@@ -75,13 +76,12 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
 
         def update_then_maybe_stop():
             nonlocal updates_done
-            with stop.deferred():
-                result = update()
-                updates_done += 1
+            result = update()
+            updates_done += 1
             self._log_algorithm_scalars(start_it + updates_done - 1)
             if stop.pending:
                 self.current_learning_iteration = start_it + updates_done - 1
-                raise TrainingInterrupted("signal received during the update")
+                raise TrainingInterrupted(f"{stop.pending} received")
             return result
 
         self.alg.update = update_then_maybe_stop
@@ -124,17 +124,23 @@ def signature_differences(saved: dict, current: dict) -> str:
 
 
 class _DeferredStop:
-    """Turns SIGINT/SIGTERM into :class:`TrainingInterrupted`, postponed while a parameter update runs."""
+    """Records SIGINT/SIGTERM for the runner to stop at the end of the current iteration; a second signal stops at once.
+
+    The first signal only sets :attr:`pending`: an exception raised from a signal handler lands wherever the main
+    thread happens to be, and libraries that wrap every exception (Warp's kernel launch turns it into a RuntimeError)
+    would hide it and crash the run without a checkpoint.
+    """
 
     def __init__(self) -> None:
-        self.deferring = False
-        self.pending = False
+        self.pending: str | None = None
+        """Name of the signal received, if any."""
 
     def _handler(self, signum: int, frame) -> None:
-        if self.deferring:
-            self.pending = True
-        else:
-            raise TrainingInterrupted(signal.Signals(signum).name)
+        name = signal.Signals(signum).name
+        if self.pending:
+            raise TrainingInterrupted(f"{name} received twice")
+        self.pending = name
+        print(f"[LocoLab] {name}: finishing this iteration, then saving (send it again to stop at once)", flush=True)
 
     @contextlib.contextmanager
     def installed(self):
@@ -144,11 +150,3 @@ class _DeferredStop:
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
-
-    @contextlib.contextmanager
-    def deferred(self):
-        self.deferring = True
-        try:
-            yield
-        finally:
-            self.deferring = False
