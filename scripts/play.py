@@ -6,6 +6,10 @@ Runs the policy's mean action under ``torch.inference_mode``. Prints one line pe
 errors, how it ended) and, last, one JSON summary line. Episodes still running when --steps ends are counted too
 (marked "cut"), so a policy that never falls still gets numbers.
 
+--command VX VY WZ fixes the velocity command of every environment (no resampling, no heading control, no standing
+envs): the summary's mean_base_velocity (vx, vy, wz in the base frame, over every env and step), mean_forward_velocity
+and mean_speed say what the robot did under it, beside the tracking errors and falls.
+
 PPO-ROA checkpoints are recognised: --policy student (the default for a finetune checkpoint) runs actor_adapt on
 adapt_ema's estimate from the proprioceptive history, what ships to a robot; --policy teacher (the default for a
 train checkpoint) runs the privileged actor.
@@ -43,6 +47,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--video_length", type=int, default=200, help="frames to record, one per step (default 200); "
                         "the run is extended to at least this many steps")
     parser.add_argument("--video_path", default=None, help="default: <checkpoint dir>/videos/play_<iteration>.mp4")
+    parser.add_argument("--command", nargs="+", default=None, metavar="V", help="VX VY WZ: a fixed velocity command "
+                        "(m/s, m/s, rad/s) in every environment, never resampled (default: the task's sampling)")
     return parser.parse_args(argv)
 
 
@@ -65,7 +71,14 @@ def main(argv: list[str] | None = None) -> int:
         # chooses MUJOCO_GL (osmesa/egl); must precede the environment, whose physics imports mujoco
         from locolab.render import MujocoVideoRecorder
 
-    from locolab.envs import MissingAssetError, load_task_cfgs, open_env, play_variant
+    from locolab.envs import (
+        MissingAssetError,
+        fix_velocity_command,
+        load_task_cfgs,
+        open_env,
+        parse_velocity_command,
+        play_variant,
+    )
     from locolab.runners import (
         CheckpointError,
         checkpoint_policy,
@@ -83,8 +96,11 @@ def main(argv: list[str] | None = None) -> int:
         checkpoint = resolve_checkpoint(args.checkpoint) if args.checkpoint else latest_checkpoint(args.run)
         saved = read_checkpoint(checkpoint)  # fail before the environment is built
         agent, phase, policy_name = checkpoint_policy(saved, args.policy)
+        command = parse_velocity_command(args.command) if args.command is not None else None
         env_cfg, agent_cfg = load_task_cfgs(task, AGENT_ENTRY_POINTS[(agent, phase)], num_envs=args.num_envs,
                                             device=args.device, seed=args.seed)
+        if command is not None:
+            fix_velocity_command(env_cfg, command)
     except (ValueError, CheckpointError, MissingAssetError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -124,6 +140,8 @@ def main(argv: list[str] | None = None) -> int:
         ep_ang_err = torch.zeros(num_envs, device=device)
         ep_steps = torch.zeros(num_envs, dtype=torch.long, device=device)
         episodes: list[dict] = []
+        base_velocity_sum = torch.zeros(3, device=device)  # (vx, vy, wz) in the base frame, summed over envs and steps
+        speed_sum = torch.zeros((), device=device)  # horizontal speed, summed over envs and steps
 
         def close_episode(env_id: int, end: str) -> None:
             n = int(ep_steps[env_id])
@@ -150,11 +168,14 @@ def main(argv: list[str] | None = None) -> int:
                         recorder.close()
                         print(f"[LocoLab] Video: {video_path} ({args.video_length} frames)")
                 # tracking error of the state the action is chosen in, against the command the policy sees
-                command = unwrapped.command_manager.get_command("base_velocity")
+                commanded = unwrapped.command_manager.get_command("base_velocity")
                 lin_vel = robot.data.root_lin_vel_b.torch
                 ang_vel = robot.data.root_ang_vel_b.torch
-                ep_lin_err += torch.linalg.norm(command[:, :2] - lin_vel[:, :2], dim=1)
-                ep_ang_err += torch.abs(command[:, 2] - ang_vel[:, 2])
+                ep_lin_err += torch.linalg.norm(commanded[:, :2] - lin_vel[:, :2], dim=1)
+                ep_ang_err += torch.abs(commanded[:, 2] - ang_vel[:, 2])
+                base_velocity_sum[:2] += lin_vel[:, :2].sum(0)
+                base_velocity_sum[2] += ang_vel[:, 2].sum()
+                speed_sum += torch.linalg.norm(lin_vel[:, :2], dim=1).sum()
 
                 obs, rewards, dones, extras = vec_env.step(policy(obs))
                 ep_return += rewards
@@ -175,6 +196,7 @@ def main(argv: list[str] | None = None) -> int:
                 if ep_steps[env_id] > 0:
                     close_episode(env_id, "cut")
 
+    mean_base_velocity = (base_velocity_sum / (num_envs * total_steps)).tolist()
     summary = {
         "episodes": len(episodes),
         "completed_episodes": completed,
@@ -182,6 +204,10 @@ def main(argv: list[str] | None = None) -> int:
         "mean_lin_vel_error": _finite_or_none(_mean([e["lin_vel_error"] for e in episodes])),
         "mean_ang_vel_error": _finite_or_none(_mean([e["ang_vel_error"] for e in episodes])),
         "falls": sum(e["end"] == "fall" for e in episodes),
+        "command": list(command) if command is not None else None,
+        "mean_base_velocity": [round(v, 4) for v in mean_base_velocity],
+        "mean_forward_velocity": round(mean_base_velocity[0], 4),
+        "mean_speed": round(float(speed_sum) / (num_envs * total_steps), 4),
         "steps": total_steps,
         "num_envs": num_envs,
         "task": task,

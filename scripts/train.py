@@ -4,13 +4,19 @@
     python scripts/train.py --agent roa                                      # ROA phase train: the teacher
     python scripts/train.py --agent roa --phase finetune --teacher logs/locolab_go2_flat_roa/<run>   # the student
 
+    python scripts/train.py env.scene.num_envs=128 agent.algorithm.learning_rate=3e-4   # Hydra-style overrides
+
 Writes <log_root>/<experiment>/<timestamp>_<run_name>/ with model_<it>.pt checkpoints (atomic), TensorBoard
 events and params/{env,agent}.yaml. --resume continues a run's iteration count, optimizers and normalisers.
+
+On a CPU the CPU training profile (locolab.cpu_profile) is applied first and saved as params/cpu_profile.yaml;
+--num_envs, --max_iterations and overrides (env.<path>=value, agent.<path>=value) are applied after it.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from datetime import datetime
@@ -35,6 +41,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--run_name", default="", help="suffix of the run directory")
     parser.add_argument("--resume", default=None, help="run directory (latest checkpoint) or model_<it>.pt")
     parser.add_argument("--log_root", default="logs", help="root of the run directories (default logs/)")
+    parser.add_argument("--no_cpu_profile", action="store_true", help="on a CPU, keep the task's GPU-sized settings "
+                        "(physics substeps, PPO) instead of the CPU training profile")
+    parser.add_argument("overrides", nargs="*", metavar="KEY=VALUE", help="Hydra-style overrides of the configs, "
+                        "e.g. env.scene.num_envs=256 agent.algorithm.learning_rate=3e-4")
     return parser.parse_args(argv)
 
 
@@ -70,21 +80,37 @@ def checked_checkpoint(path: str, agent: str, phase: str):
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    from locolab.envs import MissingAssetError, load_task_cfgs, open_env
+    from locolab.config_overrides import apply_overrides
+    from locolab.cpu_profile import CpuProfileCfg, apply_cpu_profile, effective_settings
+    from locolab.envs import MissingAssetError, check_assets_offline, load_task_cfgs, open_env
     from locolab.runners import CheckpointError, TrainingInterrupted, build_runner
     from locolab.tasks import AGENT_ENTRY_POINTS
 
+    profile = None
     try:
         check_arguments(args)
         env_cfg, agent_cfg = load_task_cfgs(args.task, AGENT_ENTRY_POINTS[(args.agent, args.phase)],
                                             num_envs=args.num_envs, device=args.device, seed=args.seed)
+        if env_cfg.sim.device == "cpu" and not args.no_cpu_profile:
+            profile = CpuProfileCfg()
+            apply_cpu_profile(env_cfg, agent_cfg, profile, num_envs_given=args.num_envs is not None,
+                              max_iterations_given=args.max_iterations is not None)
+        if args.max_iterations is not None:
+            agent_cfg.max_iterations = args.max_iterations
+        overridden = apply_overrides(env_cfg, agent_cfg, args.overrides)
+        check_assets_offline(env_cfg)  # again: an override may name another asset
         resume = checked_checkpoint(args.resume, args.agent, args.phase) if args.resume else None
         teacher = checked_checkpoint(args.teacher, args.agent, "train") if args.teacher else None
     except (ValueError, CheckpointError, MissingAssetError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    if args.max_iterations is not None:
-        agent_cfg.max_iterations = args.max_iterations
+    if "agent.seed" in overridden and "env.seed" not in overridden:
+        env_cfg.seed = agent_cfg.seed
+    for key, value in overridden.items():
+        print(f"[LocoLab] Override: {key}={value!r}")
+    settings = effective_settings(env_cfg, agent_cfg) if profile is not None else None
+    if settings is not None:
+        print(f"[LocoLab] CPU training profile (after flags and overrides): {json.dumps(settings)}")
     agent_cfg.run_name = args.run_name
     log_dir = run_dir(args.log_root, agent_cfg.experiment_name, args.run_name)
     env_cfg.log_dir = log_dir
@@ -105,6 +131,8 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         dump_yaml(os.path.join(log_dir, "params", "env.yaml"), env_cfg)
         dump_yaml(os.path.join(log_dir, "params", "agent.yaml"), agent_cfg)
+        if settings is not None:
+            dump_yaml(os.path.join(log_dir, "params", "cpu_profile.yaml"), settings)
         print(f"[LocoLab] Training {args.task} on {env_cfg.sim.device} with {env_cfg.scene.num_envs} envs: {log_dir}")
         try:
             runner.learn(agent_cfg.max_iterations, init_at_random_ep_len=agent_cfg.init_at_random_ep_len)

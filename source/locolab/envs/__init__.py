@@ -4,6 +4,7 @@ from locolab.assets import use_offline_asset_root
 
 use_offline_asset_root()  # before any Isaac Lab import reads ISAACSIM_ASSET_ROOT
 
+from .commands import fix_velocity_command, parse_velocity_command
 from .asset_check import MissingAssetError, check_assets_offline
 from .factory import (
     CPU_NUM_ENVS,
