@@ -10,7 +10,17 @@ Measures, in one run so that ratios compare like with like on a shared machine:
 - ``stock_train_steps_per_s``: the stock ``isaaclab train`` (rsl_rl backend) with the task's PPO agent;
 and their ratios. Every trainer logs rsl_rl's ``Perf/total_fps`` to TensorBoard; the first iteration (warm-up) is
 dropped and the rest averaged. With ``--repeats R`` the trainers' order reverses every repeat (ABCD, DCBA, ...) and
-the means are taken over all runs.
+the means are taken over all runs. On a CPU, ``train.py`` applies the CPU training profile (locolab.cpu_profile) and
+the stock trainer keeps Isaac Lab's physics, so ``train_vs_stock_ratio`` is the profile's speed-up; the random-action
+simulation is timed under both physics settings (``sim_random_actions_steps_per_s`` with the profile's,
+``sim_stock_physics_steps_per_s`` with the task's), and ``*_cores_used`` is each trainer's CPU time over its wall
+time (1.0 = one core busy).
+
+    python scripts/benchmark.py --time_to_walk --max_minutes 90            # minutes and samples to walking, PPO
+    python scripts/benchmark.py --time_to_walk --train_args "--agent roa"   # the PPO-ROA teacher
+
+``--time_to_walk`` trains instead (locolab.eval.time_to_walk): every checkpoint, as it is written, is played under the
+fixed commands of locolab.eval.walking; the JSON reports the wall-clock minutes and samples to the first that walks.
 """
 
 from __future__ import annotations
@@ -18,6 +28,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
+import shlex
+import shutil
 import statistics
 import subprocess
 import sys
@@ -42,16 +55,26 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--iterations", type=int, default=5, help="training iterations per trainer run (>= 2)")
     parser.add_argument("--repeats", type=int, default=1, help="runs of each trainer, alternating")
     parser.add_argument("--output", default=None, help="also write the JSON here")
+    parser.add_argument("--time_to_walk", action="store_true", help="train until a checkpoint walks (see above)")
+    parser.add_argument("--max_minutes", type=float, default=90.0, help="--time_to_walk: give up after this long")
+    parser.add_argument("--train_args", default="", help="--time_to_walk: more train.py arguments, one string")
+    parser.add_argument("--log_root", default="logs/time_to_walk", help="--time_to_walk: where the run goes")
+    parser.add_argument("--sim_only", choices=("profile", "stock"), default=None, help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
 
-def sim_steps_per_s(task: str, num_envs: int, device: str, steps: int, warmup: int = 10) -> float:
-    """Env-steps/s of the environment stepped with uniform random actions in [-1, 1]."""
+def sim_steps_per_s(task: str, num_envs: int, device: str, steps: int, warmup: int = 10,
+                    cpu_profile: bool = True) -> float:
+    """Env-steps/s of the environment stepped with uniform random actions in [-1, 1] (on a CPU with the CPU
+    profile's physics unless ``cpu_profile`` is False)."""
     import torch
 
+    from locolab.cpu_profile import CpuProfileCfg, apply_cpu_profile
     from locolab.envs import load_task_cfgs, open_env
 
-    env_cfg, _ = load_task_cfgs(task, num_envs=num_envs, device=device, seed=0)
+    env_cfg, agent_cfg = load_task_cfgs(task, num_envs=num_envs, device=device, seed=0)
+    if cpu_profile and device == "cpu":
+        apply_cpu_profile(env_cfg, agent_cfg, CpuProfileCfg(), num_envs_given=True)
     with open_env(task, env_cfg) as env, torch.inference_mode():
         env.reset()
         action_dim = env.unwrapped.action_manager.total_action_dim
@@ -61,6 +84,16 @@ def sim_steps_per_s(task: str, num_envs: int, device: str, steps: int, warmup: i
             env.step(2 * torch.rand(num_envs, action_dim, device=device) - 1)
         elapsed = time.perf_counter() - start
     return steps * num_envs / elapsed
+
+
+def sim_in_subprocess(args: argparse.Namespace, device: str, physics: str) -> float:
+    """``sim_steps_per_s`` in a fresh process with the CPU profile's (``profile``) or the task's (``stock``) physics."""
+    command = [sys.executable, str(Path(__file__).resolve()), "--task", args.task, "--num_envs", str(args.num_envs),
+               "--device", device, "--sim_steps", str(args.sim_steps), "--sim_only", physics]
+    result = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=TRAINER_TIMEOUT_S)
+    if result.returncode != 0:
+        raise RuntimeError(f"random-action simulation ({physics} physics) failed:\n{_tail(result.stderr)}")
+    return json.loads(result.stdout.strip().splitlines()[-1])["steps_per_s"]
 
 
 def fps_after_warmup(log_dir: Path) -> list[float]:
@@ -79,8 +112,11 @@ def fps_after_warmup(log_dir: Path) -> list[float]:
     return values
 
 
-def run_trainer(command: list[str], cwd: Path, env: dict | None = None, timeout: float = TRAINER_TIMEOUT_S) -> float:
-    """Run one trainer subprocess; returns its wall time. Raises with the output tails on failure or timeout."""
+def run_trainer(command: list[str], cwd: Path, env: dict | None = None,
+                timeout: float = TRAINER_TIMEOUT_S) -> tuple[float, float]:
+    """Run one trainer subprocess; returns its wall time and CPU time (user + system, its children included).
+    Raises with the output tails on failure or timeout."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     try:
         result = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
@@ -91,7 +127,9 @@ def run_trainer(command: list[str], cwd: Path, env: dict | None = None, timeout:
             f"{' '.join(command)} failed (exit code {result.returncode}):\n"
             f"--- stderr (tail) ---\n{_tail(result.stderr)}\n--- stdout (tail) ---\n{_tail(result.stdout, 1000)}"
         )
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def _tail(text: str | bytes | None, chars: int = 3000) -> str:
@@ -113,7 +151,14 @@ def stock_train_command(args: argparse.Namespace, device: str) -> list[str]:
     ``--device`` moves only the simulator there; ``agent.device=`` (a Hydra override, kept because the callback
     returns None) moves the agent.
     """
-    return [str(Path(sys.executable).with_name("isaaclab")), "train", "--rl_library", "rsl_rl", "--task", args.task,
+    program = Path(sys.executable).with_name("isaaclab")
+    if not program.exists():
+        found = shutil.which("isaaclab")
+        # where Isaac Lab is installed into a --target folder (no console script), its module runs the same CLI
+        launcher = [found] if found else [sys.executable, "-m", "isaaclab"]
+    else:
+        launcher = [str(program)]
+    return [*launcher, "train", "--rl_library", "rsl_rl", "--task", args.task,
             "--num_envs", str(args.num_envs), "--device", device, "--max_iterations", str(args.iterations), "--seed",
             "0", "--external_callback", "locolab.tasks.register", f"agent.device={device}"]
 
@@ -143,16 +188,20 @@ def trainer_steps_per_s(args: argparse.Namespace, device: str) -> dict[str, floa
         commands = trainer_commands(args, device, teacher)
         fps = {name: [] for name in commands}
         wall = {name: [] for name in commands}
+        cpu = {name: [] for name in commands}
         for repeat in range(args.repeats):
             for name in list(commands)[:: 1 if repeat % 2 == 0 else -1]:
                 run_root = Path(tmp) / f"{name}_{repeat}"
                 run_root.mkdir()
-                wall[name].append(run_trainer(commands[name](run_root), run_root, env))
+                wall_s, cpu_s = run_trainer(commands[name](run_root), run_root, env)
+                wall[name].append(wall_s)
+                cpu[name].append(cpu_s)
                 fps[name] += fps_after_warmup(run_root)
     result = {}
     for name in commands:
         result[f"{name}_steps_per_s"] = statistics.fmean(fps[name])
         result[f"{name}_wall_s"] = statistics.fmean(wall[name])
+        result[f"{name}_cores_used"] = sum(cpu[name]) / sum(wall[name])
     return result
 
 
@@ -164,18 +213,31 @@ def main(argv: list[str] | None = None) -> int:
     if args.repeats < 1 or args.sim_steps < 1 or args.num_envs < 1:
         print("error: --repeats, --sim_steps and --num_envs must be at least 1.", file=sys.stderr)
         return 2
-    from locolab.envs import resolve_device
+    from locolab.envs import play_variant, resolve_device
 
     try:
         device = resolve_device(args.device)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    if args.sim_only:
+        steps_per_s = sim_steps_per_s(args.task, args.num_envs, device, args.sim_steps,
+                                      cpu_profile=args.sim_only == "profile")
+        return _emit({"steps_per_s": steps_per_s}, None)
+    if args.time_to_walk:
+        from locolab.eval.time_to_walk import time_to_walk
+
+        train_args = ["--task", args.task, *shlex.split(args.train_args)]
+        report = {"task": args.task, "device": device,
+                  **time_to_walk(train_args, Path(args.log_root), play_variant(args.task), device, args.max_minutes)}
+        return _emit(report, args.output)
     result = {"task": args.task, "num_envs": args.num_envs, "device": device, "iterations": args.iterations,
               "repeats": args.repeats, "torch": version("torch"), "isaaclab": version("isaaclab"),
               "rsl_rl": version("rsl-rl-lib")}
     try:
-        result["sim_random_actions_steps_per_s"] = sim_steps_per_s(args.task, args.num_envs, device, args.sim_steps)
+        # one environment per process: each owns the process's simulation context
+        result["sim_random_actions_steps_per_s"] = sim_in_subprocess(args, device, "profile")
+        result["sim_stock_physics_steps_per_s"] = sim_in_subprocess(args, device, "stock")
         result.update(trainer_steps_per_s(args, device))
     except (RuntimeError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
@@ -183,9 +245,15 @@ def main(argv: list[str] | None = None) -> int:
     result["train_vs_stock_ratio"] = result["train_steps_per_s"] / result["stock_train_steps_per_s"]
     for phase in ("roa_train", "roa_finetune"):
         result[f"{phase}_vs_ppo_ratio"] = result[f"{phase}_steps_per_s"] / result["train_steps_per_s"]
+    result["sim_profile_vs_stock_physics_ratio"] = (result["sim_random_actions_steps_per_s"]
+                                                    / result["sim_stock_physics_steps_per_s"])
+    return _emit(result, args.output)
+
+
+def _emit(result: dict, output: str | None) -> int:
     text = json.dumps(result)
-    if args.output:
-        Path(args.output).write_text(text + "\n")
+    if output:
+        Path(output).write_text(text + "\n")
     print(text)
     return 0
 

@@ -142,6 +142,9 @@ def main(argv: list[str] | None = None) -> int:
         episodes: list[dict] = []
         base_velocity_sum = torch.zeros(3, device=device)  # (vx, vy, wz) in the base frame, summed over envs and steps
         speed_sum = torch.zeros((), device=device)  # horizontal speed, summed over envs and steps
+        # the command every env saw, lowest and highest over envs and steps: read back from the command manager
+        commanded_low = torch.full((3,), float("inf"), device=device)
+        commanded_high = torch.full((3,), float("-inf"), device=device)
 
         def close_episode(env_id: int, end: str) -> None:
             n = int(ep_steps[env_id])
@@ -176,6 +179,8 @@ def main(argv: list[str] | None = None) -> int:
                 base_velocity_sum[:2] += lin_vel[:, :2].sum(0)
                 base_velocity_sum[2] += ang_vel[:, 2].sum()
                 speed_sum += torch.linalg.norm(lin_vel[:, :2], dim=1).sum()
+                commanded_low = torch.minimum(commanded_low, commanded[:, :3].amin(0))
+                commanded_high = torch.maximum(commanded_high, commanded[:, :3].amax(0))
 
                 obs, rewards, dones, extras = vec_env.step(policy(obs))
                 ep_return += rewards
@@ -205,6 +210,8 @@ def main(argv: list[str] | None = None) -> int:
         "mean_ang_vel_error": _finite_or_none(_mean([e["ang_vel_error"] for e in episodes])),
         "falls": sum(e["end"] == "fall" for e in episodes),
         "command": list(command) if command is not None else None,
+        "commanded_min": [round(v, 6) for v in commanded_low.tolist()],
+        "commanded_max": [round(v, 6) for v in commanded_high.tolist()],
         "mean_base_velocity": [round(v, 4) for v in mean_base_velocity],
         "mean_forward_velocity": round(mean_base_velocity[0], 4),
         "mean_speed": round(float(speed_sum) / (num_envs * total_steps), 4),

@@ -41,6 +41,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--run_name", default="", help="suffix of the run directory")
     parser.add_argument("--resume", default=None, help="run directory (latest checkpoint) or model_<it>.pt")
     parser.add_argument("--log_root", default="logs", help="root of the run directories (default logs/)")
+    parser.add_argument("--sim_processes", type=int, default=None, help="CPU: simulation processes, each stepping "
+                        "a slice of the robots (default: the CPU profile's, else 1)")
     parser.add_argument("--no_cpu_profile", action="store_true", help="on a CPU, keep the task's GPU-sized settings "
                         "(physics substeps, PPO) instead of the CPU training profile")
     parser.add_argument("overrides", nargs="*", metavar="KEY=VALUE", help="Hydra-style overrides of the configs, "
@@ -82,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     from locolab.config_overrides import apply_overrides
     from locolab.cpu_profile import CpuProfileCfg, apply_cpu_profile, effective_settings
-    from locolab.envs import MissingAssetError, check_assets_offline, load_task_cfgs, open_env
+    from locolab.envs import MissingAssetError, check_assets_offline, load_task_cfgs, open_training_env
     from locolab.runners import CheckpointError, TrainingInterrupted, build_runner
     from locolab.tasks import AGENT_ENTRY_POINTS
 
@@ -98,6 +100,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.max_iterations is not None:
             agent_cfg.max_iterations = args.max_iterations
         overridden = apply_overrides(env_cfg, agent_cfg, args.overrides)
+        sim_processes = args.sim_processes or (profile.sim_processes if profile is not None else 1)
+        if sim_processes > 1 and env_cfg.sim.device != "cpu":
+            raise ValueError("--sim_processes applies to CPU simulation; on a GPU one process steps every robot.")
+        if sim_processes < 1 or sim_processes > env_cfg.scene.num_envs:
+            raise ValueError(f"--sim_processes must be between 1 and the number of environments "
+                             f"({env_cfg.scene.num_envs}), got {sim_processes}.")
         check_assets_offline(env_cfg)  # again: an override may name another asset
         resume = checked_checkpoint(args.resume, args.agent, args.phase) if args.resume else None
         teacher = checked_checkpoint(args.teacher, args.agent, "train") if args.teacher else None
@@ -110,6 +118,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"[LocoLab] Override: {key}={value!r}")
     settings = effective_settings(env_cfg, agent_cfg) if profile is not None else None
     if settings is not None:
+        settings["sim_processes"] = sim_processes
+    if settings is not None:
         print(f"[LocoLab] CPU training profile (after flags and overrides): {json.dumps(settings)}")
     agent_cfg.run_name = args.run_name
     log_dir = run_dir(args.log_root, agent_cfg.experiment_name, args.run_name)
@@ -117,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from isaaclab.utils.io import dump_yaml
 
-    with open_env(args.task, env_cfg) as env:
+    with open_training_env(args.task, env_cfg, sim_processes, agent_cfg.clip_actions) as env:
         runner = build_runner(env, agent_cfg, log_dir)
         try:
             if resume is not None:

@@ -92,3 +92,29 @@ def test_roa_checkpoints_play_their_student_or_the_requested_actor(roa_runs):
 def test_policy_choice_on_a_ppo_checkpoint_is_a_clear_error(trained_run):
     result = run_script("play.py", "--run", str(trained_run), "--device", "cpu", "--policy", "student")
     assert result.returncode == 2 and "'student' applies to PPO-ROA checkpoints" in result.stderr
+
+
+def test_fixed_command_is_every_envs_command_for_the_whole_run(trained_run):
+    result = run_script("play.py", "--run", str(trained_run), "--device", "cpu", "--num_envs", "4", "--steps", "30",
+                        "--command", "0.3", "-0.2", "0.5")
+    assert result.returncode == 0, result.stderr[-3000:]
+    summary = last_json(result.stdout)
+    assert summary["command"] == [0.3, -0.2, 0.5]
+    # read back from the environment's command manager at every step, over every env: never resampled
+    assert summary["commanded_min"] == pytest.approx([0.3, -0.2, 0.5])
+    assert summary["commanded_max"] == pytest.approx([0.3, -0.2, 0.5])
+    vx, vy, wz = summary["mean_base_velocity"]
+    assert summary["mean_forward_velocity"] == vx
+    assert summary["mean_speed"] >= math.hypot(vx, vy) - 1e-6  # mean of |v| is at least |mean of v|
+
+
+@pytest.mark.parametrize(("command", "message"), [
+    (["0.5", "0"], "--command takes three numbers VX VY WZ"),
+    (["nan", "0", "0"], "--command VX must be finite"),
+    (["0.5", "fast", "0"], "--command VY 'fast' is not a number"),
+])
+def test_bad_fixed_commands_are_one_line_errors(trained_run, command, message):
+    result = run_script("play.py", "--run", str(trained_run), "--device", "cpu", "--command", *command, timeout=120)
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1

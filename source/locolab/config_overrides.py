@@ -101,6 +101,9 @@ def _converted(value: Any, current: Any, key: str) -> Any:
     elif isinstance(current, list | tuple):
         if isinstance(value, list | tuple):
             return type(current)(value)
+    elif isinstance(current, dict):
+        if isinstance(value, dict):
+            return value
     else:
         fields = ", ".join(_fields(current)[:12])
         raise OverrideError(f"'{key}' is a group of settings, not a value: set one of its fields ({fields}), "

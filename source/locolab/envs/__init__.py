@@ -11,6 +11,7 @@ from .factory import (
     default_device,
     load_task_cfgs,
     open_env,
+    open_training_env,
     play_variant,
     registered_tasks,
     resolve_device,

@@ -103,3 +103,20 @@ def open_env(task: str, env_cfg) -> Iterator[gym.Env]:
             yield env
         finally:
             env.close()
+
+
+@contextlib.contextmanager
+def open_training_env(task: str, env_cfg, sim_processes: int = 1, clip_actions: float | None = None):
+    """``open_env`` for one simulation process; for more, a
+    :class:`~locolab.envs.multiprocess.SubprocessVecEnv` (CPU) that splits the robots over that many processes."""
+    if sim_processes <= 1:
+        with open_env(task, env_cfg) as env:
+            yield env
+        return
+    from .multiprocess import SubprocessVecEnv
+
+    vec_env = SubprocessVecEnv(task, env_cfg, sim_processes, clip_actions=clip_actions)
+    try:
+        yield vec_env
+    finally:
+        vec_env.close()

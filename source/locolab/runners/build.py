@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from isaaclab_rl.rsl_rl import RslRlVecEnvWrapper, check_rsl_rl_version, handle_deprecated_rsl_rl_cfg
 
+from rsl_rl.env import VecEnv
 from torch import nn
 
 from locolab.envs.history import ProprioHistoryWrapper
@@ -15,15 +16,16 @@ HISTORY_GROUP = "history"
 
 
 def build_runner(env, agent_cfg, log_dir: str | None) -> LocoLabOnPolicyRunner:
-    """An rsl_rl runner over ``env``; ``log_dir=None`` disables logging and checkpoints (playback).
+    """An rsl_rl runner over ``env`` (a gymnasium Isaac Lab env, or an rsl_rl VecEnv such as
+    :class:`~locolab.envs.multiprocess.SubprocessVecEnv`); ``log_dir=None`` disables logging and checkpoints.
 
     When the agent reads the ``history`` observation (PPO-ROA), the environment is wrapped in a
     :class:`~locolab.envs.history.ProprioHistoryWrapper` of the task's ``history_length``.
     """
     agent_cfg = handle_deprecated_rsl_rl_cfg(agent_cfg, check_rsl_rl_version())
-    vec_env = RslRlVecEnvWrapper(env, clip_actions=agent_cfg.clip_actions)
+    vec_env = env if isinstance(env, VecEnv) else RslRlVecEnvWrapper(env, clip_actions=agent_cfg.clip_actions)
     if any(HISTORY_GROUP in groups for groups in agent_cfg.obs_groups.values()):
-        length = getattr(env.unwrapped.cfg, "history_length", None)
+        length = getattr(vec_env.cfg, "history_length", None)
         if length is None:
             raise ValueError(f"The agent reads the '{HISTORY_GROUP}' observation but the task config has no "
                              "history_length.")

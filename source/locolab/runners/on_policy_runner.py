@@ -35,7 +35,7 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
         saved["infos"] = infos
         saved["env"] = self.environment_signature()
         spec = getattr(getattr(self.env, "unwrapped", None), "spec", None)
-        saved["task"] = spec.id if spec is not None else None
+        saved["task"] = spec.id if spec is not None else getattr(self.env, "task", None)
         save_atomically(saved, path)
         self.logger.save_model(path, self.current_learning_iteration)
 
@@ -49,6 +49,8 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
         scene = getattr(getattr(self.env, "unwrapped", None), "scene", None)
         if scene is not None:
             signature["joint_names"] = {name: list(robot.joint_names) for name, robot in scene.articulations.items()}
+        elif getattr(self.env, "robot_joint_names", None) is not None:  # simulation in other processes
+            signature["joint_names"] = self.env.robot_joint_names
         return signature
 
     def load(self, path: str, load_cfg: dict | None = None, strict: bool = True, map_location: str | None = None):

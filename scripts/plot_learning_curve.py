@@ -1,0 +1,41 @@
+"""Plot a metric of training runs against wall-clock minutes, from their TensorBoard events, as a PNG.
+
+    python scripts/plot_learning_curve.py logs/locolab_go2_flat/<run> [more runs] --out learning_curve.png
+    python scripts/plot_learning_curve.py RUN --tag Metrics/base_velocity/error_vel_yaw --labels "PPO"
+
+Default metric: the linear-velocity tracking error Isaac Lab logs per iteration (Metrics/base_velocity/error_vel_xy).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from locolab.eval.learning_curve import TRACKING_ERROR_TAG, plot_learning_curves, read_scalar
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("runs", nargs="+", help="run directories (with events.out.tfevents.*)")
+    parser.add_argument("--tag", default=TRACKING_ERROR_TAG, help=f"scalar to plot (default {TRACKING_ERROR_TAG})")
+    parser.add_argument("--labels", nargs="+", default=None, help="one legend label per run (default: run names)")
+    parser.add_argument("--title", default="")
+    parser.add_argument("--threshold", type=float, default=None, help="draw a dashed line at this value")
+    parser.add_argument("--out", default="learning_curve.png")
+    args = parser.parse_args(argv)
+    labels = args.labels or [run.rstrip("/").split("/")[-1] for run in args.runs]
+    if len(labels) != len(args.runs):
+        print(f"error: --labels has {len(labels)} labels for {len(args.runs)} runs.", file=sys.stderr)
+        return 2
+    try:
+        series = [read_scalar(run, args.tag) for run in args.runs]
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    out = plot_learning_curves(series, labels, args.out, title=args.title, threshold=args.threshold)
+    print(out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,211 @@
+"""An rsl_rl ``VecEnv`` over several simulation processes: one Isaac Lab environment per process, each over a slice
+of the robots, so that every CPU core steps physics.
+
+Why: on a CPU, Warp runs its kernels on one thread, so one training process keeps one core busy and the others idle.
+Here each worker process builds the task with ``num_envs / num_workers`` robots (its own seed; resets, curriculum and
+randomisation per slice) behind Isaac Lab's ``RslRlVecEnvWrapper``; the trainer's process only runs the policy and
+the learning. Actions, observations (every group), rewards, dones and time-outs travel through shared-memory tensors
+(no pickling per step); the only per-step message is a short command and, back, each worker's episode log (floats),
+averaged over the workers that report a key. An exception in a worker is raised in the trainer with the worker's
+traceback; workers exit when the trainer closes the environment or dies.
+"""
+
+from __future__ import annotations
+
+import copy
+import signal
+import traceback
+
+import torch
+import torch.multiprocessing as mp
+from tensordict import TensorDict
+
+from rsl_rl.env import VecEnv
+
+WORKER_START_TIMEOUT_S = 900.0
+"""A worker builds its environment (Warp compiles kernels on a cold cache: about 75 s)."""
+
+
+class WorkerError(RuntimeError):
+    """A simulation worker failed; the message carries its traceback."""
+
+
+def split_envs(num_envs: int, num_workers: int) -> list[tuple[int, int]]:
+    """Contiguous ``[start, stop)`` slices of ``num_envs`` over ``num_workers`` (sizes differ by at most one)."""
+    if num_workers < 1 or num_envs < num_workers:
+        raise ValueError(f"{num_envs} environments cannot be split over {num_workers} simulation processes.")
+    base, extra = divmod(num_envs, num_workers)
+    bounds, start = [], 0
+    for index in range(num_workers):
+        stop = start + base + (1 if index < extra else 0)
+        bounds.append((start, stop))
+        start = stop
+    return bounds
+
+
+def _worker(conn, task: str, env_cfg, clip_actions: float | None, start: int, stop: int) -> None:
+    """One simulation process: build the slice's environment, then serve commands until ``close``."""
+    torch.set_num_threads(1)
+    # Ctrl-C reaches the whole process group: the trainer decides when to stop (it finishes its iteration first)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        from isaaclab_rl.rsl_rl import RslRlVecEnvWrapper
+
+        import locolab.tasks  # noqa: F401  (registers the tasks in this process)
+        from locolab.envs.factory import open_env
+        from locolab.envs.symmetry import MirrorMaps
+
+        env_cfg.scene.num_envs = stop - start
+        with open_env(task, env_cfg) as env:
+            vec = RslRlVecEnvWrapper(env, clip_actions=clip_actions)
+            obs = vec.get_observations()
+            unwrapped = env.unwrapped
+            try:
+                mirror = MirrorMaps(unwrapped).as_lists()
+            except ValueError:
+                mirror = None
+            conn.send(("spec", {
+                "obs_shapes": {group: tuple(value.shape[1:]) for group, value in obs.items()},
+                "num_actions": vec.num_actions,
+                "max_episode_length": int(vec.max_episode_length),
+                "joint_names": {name: list(robot.joint_names) for name, robot in unwrapped.scene.articulations.items()},
+                "mirror": mirror,
+            }))
+            _, buffers = conn.recv()
+            rows = slice(start, stop)
+
+            def write(observations: TensorDict) -> None:
+                for group, value in observations.items():
+                    buffers[group][rows].copy_(value)
+
+            write(obs)
+            conn.send(("ready", None))
+            while True:
+                command, data = conn.recv()
+                if command == "step":
+                    obs, rewards, dones, extras = vec.step(buffers["actions"][rows].clone())
+                    write(obs)
+                    buffers["rewards"][rows].copy_(rewards)
+                    buffers["dones"][rows].copy_(dones)
+                    buffers["time_outs"][rows].copy_(extras.get("time_outs", torch.zeros_like(dones)))
+                    log = {key: float(value) for key, value in extras.get("log", {}).items()}
+                    conn.send(("log", log))
+                elif command == "episode_length":
+                    vec.episode_length_buf[:] = data[rows].to(vec.episode_length_buf.device)
+                    conn.send(("ok", None))
+                elif command == "close":
+                    break
+    except Exception:  # noqa: BLE001  (everything goes back to the trainer, with its traceback)
+        try:
+            conn.send(("error", traceback.format_exc()))
+        except (BrokenPipeError, EOFError):
+            pass
+    finally:
+        conn.close()
+
+
+class SubprocessVecEnv(VecEnv):
+    """rsl_rl's VecEnv interface over ``num_workers`` simulation processes of one task (CPU only)."""
+
+    def __init__(self, task: str, env_cfg, num_workers: int, clip_actions: float | None = None) -> None:
+        if env_cfg.sim.device != "cpu":
+            raise ValueError("SubprocessVecEnv runs CPU simulations; on a GPU one process steps every robot.")
+        self.task = task
+        self.cfg = env_cfg
+        self.device = "cpu"
+        self.num_envs = env_cfg.scene.num_envs
+        self.bounds = split_envs(self.num_envs, num_workers)
+        context = mp.get_context("spawn")
+        self._conns, self._processes = [], []
+        for index, (start, stop) in enumerate(self.bounds):
+            parent, child = context.Pipe()
+            cfg = copy.deepcopy(env_cfg)
+            cfg.seed = None if env_cfg.seed is None else env_cfg.seed + 1000 * index
+            process = context.Process(target=_worker, args=(child, task, cfg, clip_actions, start, stop), daemon=True)
+            process.start()
+            child.close()
+            self._conns.append(parent)
+            self._processes.append(process)
+        try:
+            specs = [self._receive(index, "spec", WORKER_START_TIMEOUT_S) for index in range(num_workers)]
+            spec = specs[0]
+            self.num_actions = spec["num_actions"]
+            self.max_episode_length = spec["max_episode_length"]
+            self.robot_joint_names = spec["joint_names"]
+            self.mirror = spec["mirror"]
+            self._buffers = {group: torch.zeros(self.num_envs, *shape).share_memory_()
+                             for group, shape in spec["obs_shapes"].items()}
+            self._groups = list(spec["obs_shapes"])
+            self._buffers["actions"] = torch.zeros(self.num_envs, self.num_actions).share_memory_()
+            self._buffers["rewards"] = torch.zeros(self.num_envs).share_memory_()
+            self._buffers["dones"] = torch.zeros(self.num_envs, dtype=torch.long).share_memory_()
+            self._buffers["time_outs"] = torch.zeros(self.num_envs, dtype=torch.long).share_memory_()
+            for conn in self._conns:
+                conn.send(("buffers", self._buffers))
+            for index in range(num_workers):
+                self._receive(index, "ready", WORKER_START_TIMEOUT_S)
+        except BaseException:
+            self.close()
+            raise
+        self._episode_length = torch.zeros(self.num_envs, dtype=torch.long)
+
+    def _receive(self, index: int, expected: str, timeout: float | None = None):
+        conn = self._conns[index]
+        if timeout is not None and not conn.poll(timeout):
+            raise WorkerError(f"simulation process {index} sent nothing for {timeout:.0f} s.")
+        try:
+            kind, data = conn.recv()
+        except EOFError:
+            code = self._processes[index].exitcode
+            raise WorkerError(f"simulation process {index} exited (code {code}) without a message.") from None
+        if kind == "error":
+            raise WorkerError(f"simulation process {index} failed:\n{data}")
+        if kind != expected:
+            raise WorkerError(f"simulation process {index} answered '{kind}', expected '{expected}'.")
+        return data
+
+    def _observations(self) -> TensorDict:
+        return TensorDict({group: self._buffers[group].clone() for group in self._groups}, batch_size=[self.num_envs])
+
+    def get_observations(self) -> TensorDict:
+        return self._observations()
+
+    @property
+    def episode_length_buf(self) -> torch.Tensor:
+        return self._episode_length
+
+    @episode_length_buf.setter
+    def episode_length_buf(self, value: torch.Tensor) -> None:
+        self._episode_length = value.to(torch.long).cpu().clone()
+        for conn in self._conns:
+            conn.send(("episode_length", self._episode_length))
+        for index in range(len(self._conns)):
+            self._receive(index, "ok")
+
+    def step(self, actions: torch.Tensor) -> tuple[TensorDict, torch.Tensor, torch.Tensor, dict]:
+        self._buffers["actions"].copy_(actions)
+        for conn in self._conns:
+            conn.send(("step", None))
+        logs = [self._receive(index, "log") for index in range(len(self._conns))]
+        merged = {}
+        for key in {key for log in logs for key in log}:
+            values = [log[key] for log in logs if key in log]
+            merged[key] = sum(values) / len(values)
+        dones = self._buffers["dones"].clone()
+        self._episode_length += 1
+        self._episode_length[dones.bool()] = 0
+        extras = {"time_outs": self._buffers["time_outs"].clone(), "log": merged}
+        return self._observations(), self._buffers["rewards"].clone(), dones, extras
+
+    def close(self) -> None:
+        for conn, process in zip(self._conns, self._processes):
+            if process.is_alive():
+                try:
+                    conn.send(("close", None))
+                except (BrokenPipeError, OSError):
+                    pass
+        for process in self._processes:
+            process.join(timeout=60)
+            if process.is_alive():
+                process.terminate()
+        self._processes = []

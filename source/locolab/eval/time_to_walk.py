@@ -1,0 +1,119 @@
+"""Time to walking: train, evaluate each checkpoint as it is written, stop at the first one that walks.
+
+Training runs as ``scripts/train.py`` in a subprocess; whenever it writes a newer ``model_<it>.pt`` the newest one is
+played under the fixed commands of :data:`locolab.eval.walking.WALKING_CHECKS` (``scripts/play.py --command``, each in
+its own process, stopping at the first check it fails). The wall-clock minutes are those from the start of the
+training process to the checkpoint's write; evaluation runs beside training (on the other core of a 2-core machine)
+and is not counted. When a checkpoint walks, training is stopped with SIGINT (it saves and exits).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+from .walking import PLAY_NUM_ENVS, PLAY_SECONDS, WALKING_CHECKS
+
+REPO = Path(__file__).resolve().parents[3]
+CHECKPOINT_PATTERN = re.compile(r"model_(\d+)\.pt$")
+
+
+def play_summary(checkpoint: Path, command: tuple[float, float, float], task: str, device: str,
+                 seed: int = 0) -> dict:
+    """The JSON summary of ``play.py --command`` on ``checkpoint`` (16 envs, 20 s)."""
+    control_dt = 0.02
+    steps = round(PLAY_SECONDS / control_dt)
+    result = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "play.py"), "--checkpoint", str(checkpoint), "--task", task,
+         "--device", device, "--num_envs", str(PLAY_NUM_ENVS), "--steps", str(steps), "--seed", str(seed),
+         "--command", *(str(c) for c in command)],
+        cwd=REPO, capture_output=True, text=True, timeout=1800,
+    )
+    if result.returncode != 0:
+        raise RuntimeError(f"play.py failed on {checkpoint} (exit {result.returncode}):\n{result.stderr[-2000:]}")
+    for line in reversed(result.stdout.strip().splitlines()):
+        if line.startswith("{"):
+            return json.loads(line)
+    raise RuntimeError(f"play.py printed no summary for {checkpoint}")
+
+
+def evaluate_walking(checkpoint: Path, task: str, device: str) -> tuple[bool, list[dict]]:
+    """Play ``checkpoint`` under each walking check in turn; stop at the first failure."""
+    results = []
+    for check in WALKING_CHECKS:
+        summary = play_summary(checkpoint, check.command, task, device)
+        failures = check.failures(summary)
+        results.append({"check": check.name, "command": list(check.command), "failures": failures,
+                        **{key: summary.get(key) for key in ("mean_forward_velocity", "mean_speed",
+                                                              "mean_lin_vel_error", "mean_ang_vel_error", "falls")}})
+        if failures:
+            return False, results
+    return True, results
+
+
+def samples_per_iteration(run_dir: Path) -> int:
+    """Environment steps one training iteration collects, from the run's saved configs."""
+    env = yaml.unsafe_load((run_dir / "params" / "env.yaml").read_text())
+    agent = yaml.unsafe_load((run_dir / "params" / "agent.yaml").read_text())
+    return int(env["scene"]["num_envs"]) * int(agent["num_steps_per_env"])
+
+
+def newest_checkpoint(run_dir: Path) -> tuple[int, Path] | None:
+    found = [(int(m.group(1)), p) for p in run_dir.glob("model_*.pt") if (m := CHECKPOINT_PATTERN.search(p.name))]
+    return max(found) if found else None
+
+
+def time_to_walk(train_args: list[str], log_root: Path, play_task: str, device: str, max_minutes: float,
+                 poll_s: float = 10.0) -> dict:
+    """Train with ``scripts/train.py train_args`` under ``log_root`` until a checkpoint walks or time runs out."""
+    log_root.mkdir(parents=True, exist_ok=True)
+    command = [sys.executable, str(REPO / "scripts" / "train.py"), "--device", device, "--log_root", str(log_root),
+               *train_args]
+    log_file = open(log_root / "train.log", "w")
+    start = time.time()
+    process = subprocess.Popen(command, cwd=REPO, stdout=log_file, stderr=subprocess.STDOUT)
+    report = {"train_command": command[1:], "walked": False, "evaluations": []}
+    evaluated = -1
+    try:
+        while True:
+            finished = process.poll() is not None
+            runs = sorted(p.parent for p in log_root.glob("*/*/params"))
+            newest = newest_checkpoint(runs[-1]) if runs else None
+            if newest is not None and newest[0] > evaluated:
+                iteration, checkpoint = newest
+                evaluated = iteration
+                minutes = (checkpoint.stat().st_mtime - start) / 60.0
+                samples = (iteration + 1) * samples_per_iteration(runs[-1])
+                walked, results = evaluate_walking(checkpoint, play_task, device)
+                report["evaluations"].append({"iteration": iteration, "minutes": round(minutes, 2),
+                                              "samples": samples, "walked": walked, "checks": results})
+                print(json.dumps(report["evaluations"][-1]), flush=True)
+                if walked:
+                    report.update(walked=True, minutes_to_walk=round(minutes, 2), samples_to_walk=samples,
+                                  iteration=iteration, checkpoint=str(checkpoint), run=str(runs[-1]))
+                    break
+                continue
+            if finished:
+                if process.returncode not in (0, 130):
+                    raise RuntimeError(f"training failed (exit {process.returncode}); see {log_root / 'train.log'}")
+                break
+            if (time.time() - start) / 60.0 > max_minutes:
+                break
+            time.sleep(poll_s)
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGINT)
+            try:
+                process.wait(timeout=600)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        log_file.close()
+    report["wall_minutes"] = round((time.time() - start) / 60.0, 2)
+    return report

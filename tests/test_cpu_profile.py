@@ -1,0 +1,109 @@
+"""The CPU training profile: one definition, applied to CPU runs (flags and overrides win), printed and saved."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from conftest import run_dirs, run_script
+
+from locolab.cpu_profile import CpuProfileCfg, apply_cpu_profile, effective_settings
+from locolab.envs import load_task_cfgs
+from locolab.tasks import AGENT_ENTRY_POINTS
+
+TASK = "LocoLab-Velocity-Flat-Go2"
+
+
+def cpu_configs(agent: str = "ppo", phase: str = "train"):
+    return load_task_cfgs(TASK, AGENT_ENTRY_POINTS[(agent, phase)], device="cpu")
+
+
+def test_profile_sets_physics_rollout_and_ppo_and_keeps_the_control_rate():
+    env_cfg, agent_cfg = cpu_configs()
+    control_period = env_cfg.sim.dt * env_cfg.decimation
+    profile = CpuProfileCfg()
+    apply_cpu_profile(env_cfg, agent_cfg, profile)
+    assert env_cfg.scene.num_envs == profile.num_envs
+    assert env_cfg.sim.physics.num_substeps == profile.num_substeps
+    assert (env_cfg.sim.dt, env_cfg.decimation) == (profile.physics_dt, profile.decimation)
+    assert env_cfg.sim.dt * env_cfg.decimation == pytest.approx(control_period)  # the policy still acts at 50 Hz
+    assert env_cfg.scene.contact_forces.update_period == profile.physics_dt
+    assert agent_cfg.num_steps_per_env == profile.num_steps_per_env
+    assert agent_cfg.max_iterations == profile.max_iterations
+    for name in ("learning_rate", "schedule", "desired_kl", "entropy_coef", "num_learning_epochs",
+                 "num_mini_batches"):
+        assert getattr(agent_cfg.algorithm, name) == getattr(profile, name), name
+    assert (agent_cfg.algorithm.symmetry_cfg is not None) == profile.symmetry_augmentation
+    assert (env_cfg.events.push_robot is not None) == profile.push_robot
+
+
+def test_explicit_environment_count_and_iterations_win_over_the_profile():
+    env_cfg, agent_cfg = cpu_configs()
+    env_cfg.scene.num_envs, agent_cfg.max_iterations = 8, 3
+    apply_cpu_profile(env_cfg, agent_cfg, CpuProfileCfg(), num_envs_given=True, max_iterations_given=True)
+    assert (env_cfg.scene.num_envs, agent_cfg.max_iterations) == (8, 3)
+
+
+@pytest.mark.parametrize(("phase", "iterations"), [("train", "roa_train_iterations"),
+                                                    ("finetune", "roa_finetune_iterations")])
+def test_roa_phases_take_their_iterations_and_regulariser_window(phase, iterations):
+    env_cfg, agent_cfg = cpu_configs("roa", phase)
+    profile = CpuProfileCfg()
+    apply_cpu_profile(env_cfg, agent_cfg, profile)
+    assert agent_cfg.max_iterations == getattr(profile, iterations)
+    assert tuple(agent_cfg.algorithm.reg_lambda_window) == tuple(profile.roa_reg_lambda_window)
+    assert agent_cfg.algorithm.learning_rate == profile.learning_rate
+    assert getattr(agent_cfg.algorithm, "symmetry_cfg", None) is None  # PPO-ROA refuses rsl_rl's symmetry
+
+
+def test_effective_settings_read_the_configs_after_overrides():
+    env_cfg, agent_cfg = cpu_configs()
+    apply_cpu_profile(env_cfg, agent_cfg, CpuProfileCfg())
+    agent_cfg.algorithm.learning_rate = 3e-4
+    settings = effective_settings(env_cfg, agent_cfg)
+    assert settings["learning_rate"] == 3e-4 and settings["num_envs"] == CpuProfileCfg().num_envs
+
+
+@pytest.mark.slow
+def test_a_cpu_run_applies_prints_and_saves_the_profile_with_overrides_applied_last(tmp_path):
+    result = run_script("train.py", "--device", "cpu", "--num_envs", "8", "--max_iterations", "1", "--seed", "1",
+                        "--log_root", str(tmp_path), "agent.algorithm.learning_rate=3e-4",
+                        "env.commands.base_velocity.ranges.lin_vel_x=[-0.5,0.5]")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "[LocoLab] CPU training profile" in result.stdout
+    (run,) = run_dirs(tmp_path)
+    saved = yaml.safe_load((run / "params" / "cpu_profile.yaml").read_text())
+    profile = CpuProfileCfg()
+    assert saved["num_envs"] == 8 and saved["learning_rate"] == 3e-4  # the flag and the override won
+    assert saved["num_substeps"] == profile.num_substeps and saved["physics_dt"] == profile.physics_dt
+    assert saved["sim_processes"] == profile.sim_processes
+    env = yaml.unsafe_load((run / "params" / "env.yaml").read_text())
+    agent = yaml.unsafe_load((run / "params" / "agent.yaml").read_text())
+    assert env["sim"]["physics"]["num_substeps"] == profile.num_substeps and env["decimation"] == profile.decimation
+    assert list(env["commands"]["base_velocity"]["ranges"]["lin_vel_x"]) == [-0.5, 0.5]
+    assert agent["algorithm"]["learning_rate"] == 3e-4
+    assert agent["num_steps_per_env"] == profile.num_steps_per_env
+
+
+@pytest.mark.slow
+def test_no_cpu_profile_keeps_the_tasks_settings(tmp_path):
+    result = run_script("train.py", "--device", "cpu", "--num_envs", "8", "--max_iterations", "1",
+                        "--no_cpu_profile", "--log_root", str(tmp_path))
+    assert result.returncode == 0, result.stderr[-3000:]
+    (run,) = run_dirs(tmp_path)
+    assert not (run / "params" / "cpu_profile.yaml").exists()
+    env = yaml.unsafe_load((run / "params" / "env.yaml").read_text())
+    assert env["sim"]["physics"]["num_substeps"] == 2 and env["sim"]["dt"] == 0.005
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("override", "message"), [
+    ("env.scene.num_env=8", "unknown key 'env.scene.num_env'"),
+    ("agent.algorithm.learning_rate=fast", "'agent.algorithm.learning_rate' takes a float"),
+])
+def test_bad_overrides_fail_before_any_environment_is_built(tmp_path, override, message):
+    result = run_script("train.py", "--device", "cpu", "--max_iterations", "1", "--log_root", str(tmp_path),
+                        override, timeout=120)
+    assert result.returncode == 2
+    assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert not list(tmp_path.iterdir())  # nothing was built or written
