@@ -36,8 +36,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def record_inputs(runner, model, onnx_model, steps: int) -> dict:
-    """Run ``model`` deterministically in the runner's environment and keep every input the ONNX graph will see."""
+def record_inputs(runner, model, onnx_model, steps: int):
+    """Run ``model`` deterministically in the runner's environment; keep every input the ONNX graph will see and the
+    live model's actions on them (what the exported file must reproduce)."""
     import numpy as np
     import torch
 
@@ -45,13 +46,16 @@ def record_inputs(runner, model, onnx_model, steps: int) -> dict:
     if hasattr(model, "encoder"):
         selectors[model.encoder.obs_set] = model.encoder.obs_groups
     recorded = {name: [] for name in onnx_model.input_names}
+    actions = []
     with torch.inference_mode():
         obs = runner.env.get_observations()
         for _ in range(steps):
             for name in recorded:
                 recorded[name].append(torch.cat([obs[group] for group in selectors[name]], dim=-1).cpu())
-            obs, _, _, _ = runner.env.step(model(obs))
-    return {name: np.ascontiguousarray(torch.cat(batches).numpy()) for name, batches in recorded.items()}
+            actions.append(model(obs))  # the live module, in evaluation mode: its deterministic mean
+            obs, _, _, _ = runner.env.step(actions[-1])
+    inputs = {name: np.ascontiguousarray(torch.cat(batches).numpy()) for name, batches in recorded.items()}
+    return inputs, np.ascontiguousarray(torch.cat(actions).cpu().numpy())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -92,9 +96,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {error}", file=sys.stderr)
             return 2
         onnx_model = model.as_onnx(verbose=False)
-        recorded = record_inputs(runner, model, onnx_model, args.steps)
+        recorded, live_actions = record_inputs(runner, model, onnx_model, args.steps)
         try:
-            difference = export_onnx(onnx_model, out / ONNX_FILE, recorded)
+            difference = export_onnx(onnx_model, out / ONNX_FILE, recorded, live_actions)
         except ExportError as error:
             print(f"error: {error}", file=sys.stderr)
             return 1

@@ -197,8 +197,9 @@ class PPOROA(PPO):
                                         self.clip_param if self.use_clipped_value_loss else None)
             loss = surrogate + self.value_loss_coef * value - self.entropy_coef * entropy
             if self.phase == "train":
-                regularization = (self.encoder_priv(obs) - obs[Z_HAT]).norm(dim=-1).mean()
-                loss = loss + reg_lambda * regularization
+                # lambda ||z - sg(z_hat)||: z_hat was stored with the transition, so no gradient reaches adapt_module
+                regularization = reg_lambda * (self.encoder_priv(obs) - obs[Z_HAT]).norm(dim=-1).mean()
+                loss = loss + regularization
                 sums["regularization"] += regularization.item()
             self._step(self.optimizer, loss, _trainable(self.policy), self.critic.parameters())
             sums["surrogate"] += surrogate.item()

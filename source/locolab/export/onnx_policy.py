@@ -31,9 +31,12 @@ class ExportError(RuntimeError):
 
 
 def export_onnx(model: nn.Module, path: str | os.PathLike, recorded_inputs: dict[str, np.ndarray],
-                tolerance: float = PARITY_TOLERANCE) -> float:
-    """Export ``model`` (an ``as_onnx()`` module) to ``path`` if onnxruntime reproduces its outputs on
+                expected_actions: np.ndarray, tolerance: float = PARITY_TOLERANCE) -> float:
+    """Export ``model`` (an ``as_onnx()`` module) to ``path`` if onnxruntime reproduces ``expected_actions`` on
     ``recorded_inputs`` (batches keyed by input name) within ``tolerance``; returns the largest difference.
+
+    ``expected_actions`` are the trained (live) policy's deterministic actions on the same inputs, not the export
+    copy's: a copy that lost a piece of the forward pass (the normaliser, the encoder) is refused.
 
     The file is written next to ``path`` under a temporary name and renamed only after the check passes
     (:func:`~locolab.atomic_files.write_atomically`).
@@ -57,12 +60,14 @@ def export_onnx(model: nn.Module, path: str | os.PathLike, recorded_inputs: dict
             raise ExportError(f"the exporter wrote weights outside the ONNX file: {[p.name for p in sidecars]}")
         session = onnxruntime.InferenceSession(str(tmp), providers=["CPUExecutionProvider"])
         exported = session.run(model.output_names, {name: recorded_inputs[name] for name in model.input_names})[0]
-        with torch.inference_mode():
-            reference = model(*(torch.from_numpy(recorded_inputs[name]) for name in model.input_names)).numpy()
-        difference = float(np.abs(exported - reference).max())
+        if exported.shape != expected_actions.shape:
+            raise ExportError(f"onnxruntime's actions have shape {exported.shape}, the trained policy's "
+                              f"{expected_actions.shape}; nothing was written.")
+        difference = float(np.abs(exported - expected_actions).max())
         if not difference <= tolerance:
-            raise ExportError(f"onnxruntime's actions differ from torch's by up to {difference:.3g} on "
-                              f"{len(reference)} recorded inputs (tolerance {tolerance:g}); nothing was written.")
+            raise ExportError(f"onnxruntime's actions differ from the trained policy's by up to {difference:.3g} on "
+                              f"{len(expected_actions)} recorded inputs (tolerance {tolerance:g}); nothing was "
+                              "written.")
 
     write_atomically(path, export_and_check)
     return difference

@@ -1,0 +1,37 @@
+"""What counts as walking (locolab.eval.walking): the fixed-command conditions on a play summary."""
+
+from __future__ import annotations
+
+from locolab.eval.walking import WALKING_CHECKS, WalkingCheck
+
+
+def summary(**values) -> dict:
+    base = {"mean_forward_velocity": 0.0, "mean_lin_vel_error": 0.0, "mean_ang_vel_error": 0.0, "mean_speed": 0.0,
+            "falls": 0}
+    return {**base, **values}
+
+
+def test_the_checks_are_forward_turn_and_stand_under_fixed_commands():
+    assert [(c.name, c.command) for c in WALKING_CHECKS] == [
+        ("forward", (0.5, 0.0, 0.0)), ("turn", (0.0, 0.0, 1.0)), ("stand", (0.0, 0.0, 0.0))]
+
+
+def test_forward_needs_speed_tracking_and_no_fall():
+    forward = WALKING_CHECKS[0]
+    assert forward.failures(summary(mean_forward_velocity=0.45, mean_lin_vel_error=0.12)) == []
+    assert forward.failures(summary(mean_forward_velocity=0.0, mean_lin_vel_error=0.5)) == [
+        "forward: mean_forward_velocity 0.0 not >= 0.4", "forward: mean_lin_vel_error 0.5 not <= 0.15"]
+    assert forward.failures(summary(mean_forward_velocity=0.5, mean_lin_vel_error=0.1, falls=1)) == [
+        "forward: falls 1 not <= 0"]
+
+
+def test_turn_and_stand_limits():
+    turn, stand = WALKING_CHECKS[1], WALKING_CHECKS[2]
+    assert turn.failures(summary(mean_ang_vel_error=0.31)) == ["turn: mean_ang_vel_error 0.31 not <= 0.3"]
+    assert stand.failures(summary(mean_speed=0.1)) == ["stand: mean_speed 0.1 not < 0.1"]
+    assert stand.failures(summary(mean_speed=0.05)) == []
+
+
+def test_a_missing_value_fails_rather_than_passes():
+    check = WalkingCheck("x", (0.0, 0.0, 0.0), max_mean_speed=0.1)
+    assert check.failures({"falls": 0}) == ["x: mean_speed None not < 0.1"]
