@@ -1,5 +1,7 @@
 """Atomic writes: the target holds either its old content or the complete new one, and nothing else is left."""
 
+from pathlib import Path
+
 import pytest
 
 from locolab.atomic_files import write_atomically
@@ -27,3 +29,22 @@ def test_a_failed_write_keeps_the_old_target_and_removes_the_partial_file(tmp_pa
         write_atomically(target, fail_half_way)
     assert target.read_text() == "old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model_3.pt"]
+
+
+def test_a_checkpoint_write_that_fails_part_way_keeps_the_previous_checkpoint_and_leaves_no_litter(tmp_path,
+                                                                                                   monkeypatch):
+    from locolab.runners import checkpoints
+
+    path = tmp_path / "model_5.pt"
+    checkpoints.save_atomically({"iter": 4}, path)
+    before = path.read_bytes()
+
+    def save_half_then_fail(obj, target):
+        Path(target).write_bytes(b"half a checkpoint")
+        raise OSError("No space left on device")
+
+    monkeypatch.setattr(checkpoints.torch, "save", save_half_then_fail)
+    with pytest.raises(OSError, match="No space left"):
+        checkpoints.save_atomically({"iter": 5}, path)
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model_5.pt"]

@@ -55,24 +55,58 @@ def test_resume_continues_iterations_optimizer_and_normaliser(trained_run, tmp_p
     assert after["optimizer_state_dict"]["state"][0]["step"] > steps_before  # Adam moments carried over
 
 
-def test_sigterm_saves_a_checkpoint_before_exiting(tmp_path):
-    command = [
-        sys.executable, str(REPO / "scripts" / "train.py"), "--device", "cpu", "--num_envs", "8",
-        "--max_iterations", "1000", "--log_root", str(tmp_path),
-    ]
-    process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+def start_training(tmp_path, *extra: str) -> subprocess.Popen:
+    command = [sys.executable, str(REPO / "scripts" / "train.py"), "--device", "cpu", "--num_envs", "8",
+               "--max_iterations", "1000", "--log_root", str(tmp_path), *extra]
+    return subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def wait_for_line(process: subprocess.Popen, text: str) -> list[str]:
+    lines = []
     for line in process.stdout:
-        if "Learning iteration 1/" in line:  # iteration 0 is complete
-            break
-    time.sleep(1.0)
-    process.send_signal(signal.SIGTERM)
-    output = process.communicate(timeout=120)[0]
+        lines.append(line)
+        if text in line:
+            return lines
+    raise AssertionError("".join(lines[-50:]))
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_finishes_the_iteration_in_progress_saves_it_and_the_run_resumes_from_it(tmp_path, signum):
+    process = start_training(tmp_path / "logs")
+    wait_for_line(process, "Learning iteration 1/")  # iterations 0 and 1 are complete, 2 is running
+    process.send_signal(signum)
+    output = process.communicate(timeout=300)[0]
     assert process.returncode == 130, output[-2000:]
-    (run,) = run_dirs(tmp_path)
+    (run,) = run_dirs(tmp_path / "logs")
     saved_line = next(line for line in output.splitlines() if "Interrupted: saved" in line)
     saved = run / saved_line.rsplit("/", 1)[1]
-    assert torch.load(saved, weights_only=False)["iter"] == int(saved.stem.split("_")[1]) >= 0
+    iteration = torch.load(saved, weights_only=False)["iter"]
+    # the saved state is that of the last iteration that was logged: the one running at the signal was finished
+    assert iteration == scalar_steps(run, "Loss/surrogate")[-1] >= 2
     assert not list(run.glob(".*.tmp*"))
+    resumed = run_script("train.py", "--device", "cpu", "--num_envs", "8", "--max_iterations", "1", "--resume",
+                         str(saved), "--log_root", str(tmp_path / "resumed"))
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert f"at iteration {iteration + 1}" in resumed.stdout
+
+
+def test_a_second_signal_stops_at_once_without_finishing_the_iteration(tmp_path):
+    # 2000 steps x 8 envs: the first iteration takes a minute or more on a CPU; both signals land inside it
+    process = start_training(tmp_path, "agent.num_steps_per_env=2000", "--sim_processes", "1")
+    wait_for_line(process, "[LocoLab] Training ")
+    time.sleep(5.0)
+    process.send_signal(signal.SIGTERM)
+    time.sleep(1.0)
+    start = time.monotonic()
+    process.send_signal(signal.SIGTERM)
+    output = process.communicate(timeout=300)[0]
+    stopped_after = time.monotonic() - start
+    assert process.returncode == 130, output[-2000:]
+    assert "SIGTERM: finishing this iteration" in output
+    assert stopped_after < 30.0
+    assert "Learning iteration 0/" not in output  # the iteration in progress was abandoned, not finished
+    (run,) = run_dirs(tmp_path)
+    assert not list(run.glob("model_*.pt")) and not list(run.glob(".*.tmp*"))  # nothing half-written
 
 
 def test_corrupt_checkpoint_is_a_clear_error(tmp_path):
