@@ -10,6 +10,7 @@ robot's motor drivers would.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -103,16 +104,19 @@ class MujocoRobot:
 
     def fallen(self) -> bool:
         up = self.data.xmat[self.base].reshape(3, 3)[2, 2]  # z component of the base's z axis
-        return self.data.xpos[self.base, 2] < FALL_HEIGHT or up < FALL_TILT_COS
+        return bool(self.data.xpos[self.base, 2] < FALL_HEIGHT or up < FALL_TILT_COS)
 
 
-def run_sim2sim(policy_dir: str | Path, mjcf: str | Path, seconds: float, command: tuple[float, float, float],
-                friction: float | None = None, payload_kg: float = 0.0, recorder=None) -> Sim2SimResult:
-    """Drive the MJCF robot with the exported policy for ``seconds``; a fall restarts it standing.
+def run_sim2sim(policy: str | Path | PolicyRuntime, mjcf: str | Path, seconds: float,
+                command: tuple[float, float, float], friction: float | None = None, payload_kg: float = 0.0,
+                recorder=None, disturbance: Callable[[MujocoRobot, float], None] | None = None) -> Sim2SimResult:
+    """Drive the MJCF robot with the exported policy (a directory, or anything with PolicyRuntime's ``metadata``,
+    ``default_joint_pos``, ``reset()`` and ``step(state)``) for ``seconds``; a fall restarts it standing.
 
-    ``recorder`` (a :class:`locolab.render.MujocoVideoRecorder` of the same MJCF) gets one frame per control step.
+    ``recorder`` (a :class:`locolab.render.MujocoVideoRecorder` of the same MJCF) gets one frame per control step;
+    ``disturbance(robot, time_s)`` runs before every physics step (a push, a scripted base motion).
     """
-    runtime = PolicyRuntime(policy_dir)
+    runtime = policy if hasattr(policy, "step") else PolicyRuntime(policy)
     meta = runtime.metadata
     robot = MujocoRobot(mjcf, meta["joint_names"], friction, payload_kg)
     stiffness = np.asarray(meta["pd_gains"]["stiffness"])
@@ -130,6 +134,8 @@ def run_sim2sim(policy_dir: str | Path, mjcf: str | Path, seconds: float, comman
     for _ in range(math.ceil(seconds / period)):
         targets = runtime.step(robot.state(command_array))
         for _ in range(substeps):
+            if disturbance is not None:
+                disturbance(robot, robot.data.time)
             robot.apply_pd(targets, stiffness, damping, effort)
             mujoco.mj_step(robot.model, robot.data)
         if recorder is not None:
