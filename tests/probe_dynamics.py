@@ -16,9 +16,10 @@ SLIPPERY, GRIPPY = 0.05, 2.5
 
 
 def main() -> None:
-    from isaaclab.actuators.newton import read_group_parameter
+    from locolab.envs import load_task_cfgs, open_env  # first: it points Isaac Lab's asset root at local files
 
-    from locolab.envs import load_task_cfgs, open_env
+    from isaaclab.actuators.newton import read_group_parameter
+    from isaaclab_newton.physics.newton_manager import NewtonManager
 
     env_cfg, _ = load_task_cfgs(TASK, num_envs=NUM_ENVS, device="cpu", seed=0)
     env_cfg.events.push_robot = None
@@ -49,7 +50,27 @@ def main() -> None:
                      - values[:, column["added_base_mass"]]).abs().max().item(),
             "com": (robot.data.body_com_pos_b.torch[:, 0] - dynamics._default_com[:, 0]
                     - values[:, column["base_com_x"]: column["base_com_z"] + 1]).abs().max().item(),
-            "friction": (dynamics._friction - values[:, [column["friction"]]]).abs().max().item(),
+            "max_motor_effort": (group_parameter("clamping", "max_motor_effort")
+                                 / dynamics._defaults[("base_legs", "clamping", "max_motor_effort")]
+                                 - strength).abs().max().item(),
+        }
+        # what MuJoCo-Warp itself integrates with: its per-world model, after the change reached the solver
+        env.step(torch.zeros(NUM_ENVS, 12))
+        values_now = dynamics.values
+        mjw = NewtonManager._solver.mjw_model
+        friction, body_mass, body_com = (mjw.geom_friction.numpy()[..., 0], mjw.body_mass.numpy(),
+                                         mjw.body_ipos.numpy())
+        base = int(body_mass[0].argmax())  # the trunk is the heaviest body
+        robot_geoms = friction != env_cfg.scene.terrain.physics_material.static_friction  # the ground's is 0
+        nominal_mass = float(body_mass.sum(axis=1)[0] - values_now[0, column["added_base_mass"]])
+        solver = {
+            "friction": max(float(abs(friction[w][robot_geoms[w]] - values_now[w, column["friction"]].item()).max())
+                            for w in range(NUM_ENVS)),
+            "robot_geoms_per_world": [int(r.sum()) for r in robot_geoms],
+            "mass": float(abs(body_mass.sum(axis=1) - nominal_mass
+                              - values_now[:, column["added_base_mass"]].numpy()).max()),
+            "com": float(abs(body_com[:, base] - dynamics._default_com[:, 0].numpy()
+                             - values_now[:, column["base_com_x"]: column["base_com_z"] + 1].numpy()).max()),
         }
         priv_dynamics = obs["priv"][:, 3: 3 + len(names)]
         priv_dynamics_error = (priv_dynamics - dynamics.normalized()).abs().max().item()
@@ -71,7 +92,7 @@ def main() -> None:
                 robot.write_root_velocity_to_sim_index(root_velocity=velocity)
             for _ in range(steps):
                 env.step(torch.zeros(NUM_ENVS, 12))
-            return robot.data.root_pos_w.torch[:, 0] - start, robot.data.root_pos_w.torch[:, 2]
+            return robot.data.root_pos_w.torch[:, 0] - start, robot.data.root_pos_w.torch[:, 2].clone()
 
         middle = ((dynamics.low + dynamics.high) / 2).repeat(NUM_ENVS, 1)
         slippery = middle.clone()
@@ -83,6 +104,12 @@ def main() -> None:
         loaded[:4, mass], loaded[:4, motors] = dynamics.high[mass], dynamics.low[motors]  # heavy, weak motors
         loaded[4:, mass], loaded[4:, motors] = dynamics.low[mass], dynamics.high[motors]  # light, strong motors
         _, height = run(loaded, steps=50)
+        # the README's worst case: the heaviest payload on the weakest motors with the softest gains
+        worst = middle.clone()
+        worst[:, mass], worst[:, motors] = dynamics.high[mass], dynamics.low[motors]
+        worst[:, column["kp_scale"]], worst[:, column["kd_scale"]] = dynamics.low[column["kp_scale"]], dynamics.low[
+            column["kd_scale"]]
+        _, worst_height = run(worst, steps=100)
 
         print(json.dumps({
             "names": names,
@@ -90,6 +117,8 @@ def main() -> None:
             "high": dynamics.high.tolist(),
             "values": values.tolist(),
             "applied_error": applied,
+            "solver_error": solver,
+            "worst_case_height": worst_height.tolist(),
             "priv_shape": list(obs["priv"].shape),
             "priv_dynamics_error": priv_dynamics_error,
             "priv_dynamics_range": [priv_dynamics.min().item(), priv_dynamics.max().item()],

@@ -7,6 +7,7 @@ import json
 import math
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -81,31 +82,87 @@ def test_runtime_observation_and_history_equal_the_environments_value_for_value(
     assert probe["max_abs_error"]["observation"] == 0.0
     assert probe["max_abs_error"]["history"] == 0.0
     assert probe["max_abs_error"]["gravity_from_quaternion"] < 1e-6  # IMU quaternion -> projected gravity
+    # the joint targets the runtime returns are the ones the environment's action term applied (scale and offset)
+    assert probe["max_abs_error"]["joint_targets"] < 1e-6
+    assert probe["max_target_offset"] > 0.01  # the targets moved: a wrong scale would show
 
 
-def test_runtime_imports_and_runs_with_only_numpy_and_onnxruntime(exported, tmp_path):
-    venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    python = venv / "bin" / "python"
-    install = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "numpy", "onnxruntime"],
-                             capture_output=True, text=True, timeout=600)
-    assert install.returncode == 0, install.stderr[-2000:]
+def test_runtime_clips_actions_like_the_training_environment(exported):
+    result = run_script("tests/probe_runtime.py", "--policy", str(exported["dir"]), "--steps", "30", "--clip", "0.05")
+    assert result.returncode == 0, result.stderr[-3000:]
+    probe = last_json(result.stdout)
+    assert probe["clipped_actions"] > 0  # the clip branch was exercised
+    assert probe["max_abs_error"]["joint_targets"] < 1e-6
+    assert probe["max_abs_error"]["observation"] == 0.0  # last_action is the clipped one, as in the environment
+
+
+ROBOT_PACKAGES = ("numpy", "numpy.libs", "onnxruntime", "flatbuffers", "packaging")
+"""What a robot's Python needs for the runtime: numpy and onnxruntime (and what onnxruntime imports)."""
+
+
+def robot_python(tmp_path) -> Path:
+    """A Python with no site-packages of its own but links to the packages a robot would install, taken from this
+    venv (offline), and only the two things the README says to copy: locolab/__init__.py and locolab/deploy/."""
+    import shutil
+    import site
+
+    venv = tmp_path / "robot_venv"
+    subprocess.run([sys._base_executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    packages = tmp_path / "robot_packages"
+    packages.mkdir()
+    installed = Path(site.getsitepackages()[0])
+    for name in ROBOT_PACKAGES:
+        if (installed / name).exists():
+            (packages / name).symlink_to(installed / name)
+    copied = tmp_path / "robot_code" / "locolab"
+    copied.mkdir(parents=True)
+    shutil.copy(REPO / "source" / "locolab" / "__init__.py", copied / "__init__.py")
+    shutil.copytree(REPO / "source" / "locolab" / "deploy", copied / "deploy")
+    (site_dir,) = (venv / "lib").glob("python3.*/site-packages")
+    (site_dir / "robot.pth").write_text(f"{packages}\n{copied.parent}\n")
+    return venv / "bin" / "python"
+
+
+def test_runtime_runs_offline_with_only_numpy_onnxruntime_and_the_copied_files(exported, tmp_path):
+    import numpy as np
+    import onnxruntime
+
+    python = robot_python(tmp_path)
     script = f"""
-import sys
-sys.path.insert(0, {str(REPO / "source")!r})
+import json, sys
 import numpy as np
 from locolab.deploy import PolicyRuntime, RobotState
 runtime = PolicyRuntime({str(exported["dir"])!r})
-state = RobotState(joint_pos=runtime.default_joint_pos, joint_vel=np.zeros(12), ang_vel=np.zeros(3),
+state = RobotState(joint_pos=runtime.default_joint_pos + 0.1, joint_vel=np.full(12, 0.5), ang_vel=np.array([0.1, 0, 0]),
                    gravity=np.array([0.0, 0.0, -1.0]), command=np.array([0.5, 0.0, 0.0]))
 runtime.reset()
 targets = runtime.step(state)
-assert targets.shape == (12,) and np.isfinite(targets).all()
-assert not any(name.split(".")[0] in ("torch", "isaaclab", "rsl_rl", "pxr") for name in sys.modules)
-print("ok")
+heavy = [name for name in sys.modules if name.split(".")[0] in ("torch", "isaaclab", "rsl_rl", "pxr", "warp")]
+print(json.dumps({{"targets": targets.tolist(), "heavy": heavy, "locolab": sys.modules["locolab"].__file__}}))
 """
     result = subprocess.run([str(python), "-c", script], capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr[-2000:]
+    assert result.returncode == 0, result.stderr[-2000:]
+    report = last_json(result.stdout)
+    assert report["heavy"] == []
+    assert report["locolab"].startswith(str(tmp_path))  # the copied files, not the repository's
+    # the same step computed here by hand from policy.json and the ONNX file
+    meta = exported["metadata"]
+    default = np.asarray(meta["default_joint_pos"], dtype=np.float32)
+    raw = {"base_ang_vel": [0.1, 0.0, 0.0], "projected_gravity": [0.0, 0.0, -1.0], "velocity_commands": [0.5, 0, 0],
+           "joint_pos": [0.1] * 12, "joint_vel": [0.5] * 12, "actions": [0.0] * 12}
+    parts = []
+    for term in meta["observation"]["terms"]:
+        value = np.asarray(raw[term["name"]], dtype=np.float32)
+        if term["clip"] is not None:
+            value = np.clip(value, *term["clip"])
+        parts.append(value * np.float32(term["scale"] if term["scale"] is not None else 1.0))
+    obs = np.concatenate(parts)[None].astype(np.float32)
+    history = np.repeat(obs[None], meta["history"]["length"], axis=1)
+    session = onnxruntime.InferenceSession(str(exported["dir"] / "policy.onnx"))
+    action = session.run(["actions"], {"obs": obs, "history": history})[0][0]
+    expected = default + meta["action"]["scale"] * action
+    assert np.abs(np.asarray(report["targets"]) - expected).max() < 1e-5
+    assert np.abs(expected - default).max() > 1e-3  # the policy's action is not zero: scale errors would show
 
 
 def test_sim2sim_drives_the_mujoco_robot_and_reports_finite_numbers(exported, tmp_path):

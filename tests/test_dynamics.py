@@ -29,6 +29,17 @@ def test_sampled_values_are_the_ones_applied_in_the_simulator(probe):
         assert error < 1e-5, quantity  # kp, kd, torque limits, base mass, CoM and friction as sampled
 
 
+def test_the_solvers_own_arrays_hold_the_sampled_friction_mass_and_centre_of_mass(probe):
+    solver = probe["solver_error"]
+    assert solver["robot_geoms_per_world"] == [13] * 8  # every robot collision shape of every world
+    assert solver["friction"] < 1e-5 and solver["mass"] < 1e-4 and solver["com"] < 1e-5
+
+
+def test_the_readmes_worst_case_still_stands_at_its_stated_height(probe):
+    # 2.5 kg payload, 0.8-strength motors, kp x 0.8, kd x 0.7 (README: "above 0.265 m"; measured 0.270-0.276 m)
+    assert min(probe["worst_case_height"]) >= 0.265
+
+
 def test_privileged_observation_shows_the_applied_dynamics_in_minus_one_to_one(probe):
     assert probe["priv_shape"] == [8, 3 + 19 + 4]  # base velocity, dynamics, foot contacts
     assert probe["priv_dynamics_error"] < 1e-6
