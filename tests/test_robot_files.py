@@ -115,3 +115,18 @@ def test_files_are_cached_and_regenerated_when_the_table_changes(tmp_path, monke
     assert UsdPhysics.MassAPI(base).GetMassAttr().Get() == pytest.approx(8.0)
     base_mj = mujoco.MjModel.from_xml_path(str(second.mjcf)).body("base")
     assert base_mj.mass[0] == pytest.approx(8.0)
+
+
+def test_a_change_in_a_writers_source_regenerates_the_files(tmp_path, monkeypatch):
+    monkeypatch.setattr(robot_files, "CACHE_DIR", tmp_path)
+    spec = dataclasses.replace(GO2_SPEC, name="go2_writer_probe")
+    first = robot_files.ensure_robot_files(spec)
+    stamp = first.mjcf.stat().st_mtime_ns
+    real_getsource = robot_files.inspect.getsource
+
+    def edited_source(module):  # as if mjcf_writer.py had been edited
+        return real_getsource(module) + ("\n# edited" if module is robot_files.mjcf_writer else "")
+
+    monkeypatch.setattr(robot_files.inspect, "getsource", edited_source)
+    second = robot_files.ensure_robot_files(spec)
+    assert second.mjcf.stat().st_mtime_ns != stamp
