@@ -34,7 +34,7 @@ def test_profile_sets_physics_rollout_and_ppo_and_keeps_the_control_rate():
                  "num_mini_batches"):
         assert getattr(agent_cfg.algorithm, name) == getattr(profile, name), name
     assert (agent_cfg.algorithm.symmetry_cfg is not None) == profile.symmetry_augmentation
-    assert (env_cfg.events.push_robot is not None) == profile.push_robot
+    assert (getattr(env_cfg.curriculum, "robustness", None) is not None) == profile.robustness_curriculum
 
 
 def test_explicit_environment_count_and_iterations_win_over_the_profile():

@@ -45,8 +45,9 @@ class CpuProfileCfg:
     """Iterations over which ROA's regulariser weight ramps from 0 to its maximum, on a CPU."""
     roa_finetune_iterations: int = 300
     """PPO-ROA phase ``finetune`` (student) iterations on a CPU."""
-    push_robot: bool = False
-    """Keep the task's pushes."""
+    robustness_curriculum: bool = True
+    """Start from the nominal robot without pushes and widen the randomised dynamics and the pushes to the task's
+    ranges as tracking improves (locolab.envs.mdp.robustness_curriculum)."""
 
 
 PPO_SETTINGS = ("learning_rate", "schedule", "desired_kl", "entropy_coef", "num_learning_epochs", "num_mini_batches")
@@ -73,6 +74,7 @@ def effective_settings(env_cfg, agent_cfg) -> dict:
         "physics_dt": env_cfg.sim.dt,
         "decimation": env_cfg.decimation,
         "push_robot": env_cfg.events.push_robot is not None,
+        "robustness_curriculum": getattr(env_cfg.curriculum, "robustness", None) is not None,
         "num_steps_per_env": agent_cfg.num_steps_per_env,
         "max_iterations": agent_cfg.max_iterations,
         **{name: getattr(algorithm, name) for name in PPO_SETTINGS},
@@ -102,8 +104,12 @@ def apply_cpu_profile(env_cfg, agent_cfg, profile: CpuProfileCfg, num_envs_given
 
         agent_cfg.algorithm.symmetry_cfg = RslRlSymmetryCfg(use_data_augmentation=True,
                                                             data_augmentation_func=compute_symmetric_states)
-    if not profile.push_robot:
-        env_cfg.events.push_robot = None
+    if profile.robustness_curriculum:
+        from isaaclab.managers import CurriculumTermCfg
+
+        from locolab.envs.mdp import robustness_curriculum
+
+        env_cfg.curriculum.robustness = CurriculumTermCfg(func=robustness_curriculum)
     agent_cfg.num_steps_per_env = profile.num_steps_per_env
     algorithm = agent_cfg.algorithm
     for name in PPO_SETTINGS:

@@ -88,6 +88,9 @@ class randomize_dynamics(ManagerTermBase):
         self.low, self.high = torch.tensor(bounds, device=self.device).T
         self.values = torch.empty(self.num_envs, len(self.names), device=self.device)
         """Applied values, one row per environment, columns named by :attr:`names`."""
+        self.range_scale = 1.0
+        """Fraction of each range sampled, around its midpoint (a curriculum lowers it; 1: the configured ranges).
+        The privileged observation keeps mapping the configured ranges to [-1, 1]."""
 
         self._default_mass = self.robot.data.body_mass.torch[:, self.base_ids].clone()
         self._default_com = self.robot.data.body_com_pos_b.torch[:, self.base_ids].clone()
@@ -116,7 +119,8 @@ class randomize_dynamics(ManagerTermBase):
             env_ids = torch.arange(self.num_envs, device=self.device)[env_ids or slice(None)]
         if len(env_ids) > 0:
             sample = self.low + (self.high - self.low) * torch.rand(len(env_ids), len(self.names), device=self.device)
-            self.apply(env_ids, sample)
+            middle = (self.low + self.high) / 2
+            self.apply(env_ids, middle + self.range_scale * (sample - middle))
 
     def apply(self, env_ids: torch.Tensor, values: torch.Tensor) -> None:
         """Write ``values`` (one row per environment in ``env_ids``, columns named by :attr:`names`) into the sim."""
