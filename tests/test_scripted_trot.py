@@ -13,12 +13,11 @@ from conftest import last_json, run_script
 pytestmark = pytest.mark.slow
 
 
-@pytest.mark.parametrize(("frequency", "least_speed"), [(3.0, 0.5), (2.0, 0.4)])
-def test_open_loop_trot_walks_forward_in_newton_without_a_fall(frequency, least_speed):
-    result = run_script("tests/probe_scripted_trot.py", "--frequency", str(frequency), "--seconds", "5")
+def test_open_loop_trot_walks_forward_in_newton_without_a_fall():
+    result = run_script("tests/probe_scripted_trot.py", "--frequency", "3", "--seconds", "5")
     assert result.returncode == 0, result.stderr[-3000:]
     trot = last_json(result.stdout)
     assert trot["falls"] == 0
-    assert trot["forward_velocity"] >= least_speed
+    assert trot["forward_velocity"] >= 0.5
     assert abs(trot["lateral_velocity"]) < 0.1  # straight: the diagonal pairs push symmetrically
     assert trot["base_height_min"] > 0.2
