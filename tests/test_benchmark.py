@@ -15,6 +15,10 @@ pytestmark = pytest.mark.slow
 
 MEASURED = (
     "sim_random_actions_steps_per_s",
+    "sim_stock_physics_steps_per_s",
+    "sim_profile_vs_stock_physics_ratio",
+    "train_cores_used",
+    "stock_train_cores_used",
     "train_steps_per_s",
     "train_wall_s",
     "roa_train_steps_per_s",
@@ -49,6 +53,10 @@ def test_benchmark_reports_all_throughputs_and_the_ratios(tmp_path):
         assert report[f"{phase}_vs_ppo_ratio"] == pytest.approx(
             report[f"{phase}_steps_per_s"] / report["train_steps_per_s"]
         )
+    assert report["sim_profile_vs_stock_physics_ratio"] == pytest.approx(
+        report["sim_random_actions_steps_per_s"] / report["sim_stock_physics_steps_per_s"])
+    # the CPU profile's trainer runs two simulation processes: more than one core's worth of CPU time
+    assert report["train_cores_used"] > report["stock_train_cores_used"]
 
 
 def test_benchmark_refuses_a_single_iteration():

@@ -35,3 +35,19 @@ def test_turn_and_stand_limits():
 def test_a_missing_value_fails_rather_than_passes():
     check = WalkingCheck("x", (0.0, 0.0, 0.0), max_mean_speed=0.1)
     assert check.failures({"falls": 0}) == ["x: mean_speed None not < 0.1"]
+
+
+def test_time_to_walk_reads_the_newest_checkpoint_and_the_samples_per_iteration(tmp_path):
+    import yaml
+
+    from locolab.eval.time_to_walk import newest_checkpoint, samples_per_iteration
+
+    assert newest_checkpoint(tmp_path) is None
+    for iteration in (0, 25, 100, 50):
+        (tmp_path / f"model_{iteration}.pt").write_bytes(b"")
+    (tmp_path / ".model_125.tmp.pt").write_bytes(b"")  # a checkpoint still being written does not count
+    assert newest_checkpoint(tmp_path) == (100, tmp_path / "model_100.pt")
+    (tmp_path / "params").mkdir()
+    (tmp_path / "params" / "env.yaml").write_text(yaml.dump({"scene": {"num_envs": 512}}))
+    (tmp_path / "params" / "agent.yaml").write_text(yaml.dump({"num_steps_per_env": 24}))
+    assert samples_per_iteration(tmp_path) == 512 * 24
