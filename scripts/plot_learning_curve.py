@@ -21,6 +21,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--labels", nargs="+", default=None, help="one legend label per run (default: run names)")
     parser.add_argument("--title", default="")
     parser.add_argument("--threshold", type=float, default=None, help="draw a dashed line at this value")
+    parser.add_argument("--smooth", type=int, default=1, help="moving average over this many iterations")
     parser.add_argument("--out", default="learning_curve.png")
     args = parser.parse_args(argv)
     labels = args.labels or [run.rstrip("/").split("/")[-1] for run in args.runs]
@@ -32,7 +33,11 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    out = plot_learning_curves(series, labels, args.out, title=args.title, threshold=args.threshold)
+    if args.smooth < 1:
+        print(f"error: --smooth must be at least 1, got {args.smooth}.", file=sys.stderr)
+        return 2
+    out = plot_learning_curves(series, labels, args.out, title=args.title, threshold=args.threshold,
+                               smooth=args.smooth)
     print(out)
     return 0
 

@@ -82,7 +82,7 @@ def test_a_signal_finishes_the_iteration_in_progress_saves_it_and_the_run_resume
     saved = run / saved_line.rsplit("/", 1)[1]
     iteration = torch.load(saved, weights_only=False)["iter"]
     # the saved state is that of the last iteration that was logged: the one running at the signal was finished
-    assert iteration == scalar_steps(run, "Loss/surrogate")[-1] >= 2
+    assert iteration == scalar_steps(run, "Loss/surrogate")[-1] >= 1
     assert not list(run.glob(".*.tmp*"))
     resumed = run_script("train.py", "--device", "cpu", "--num_envs", "8", "--max_iterations", "1", "--resume",
                          str(saved), "--log_root", str(tmp_path / "resumed"))

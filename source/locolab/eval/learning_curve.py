@@ -42,9 +42,21 @@ def read_scalar(run_dir: str | Path, tag: str) -> ScalarSeries:
                         [s.value for s in scalars])
 
 
+def smoothed(values: list[float], window: int) -> list[float]:
+    """Trailing moving average over ``window`` points (the first points average what there is)."""
+    out, total = [], 0.0
+    for index, value in enumerate(values):
+        total += value
+        if index >= window:
+            total -= values[index - window]
+        out.append(total / min(index + 1, window))
+    return out
+
+
 def plot_learning_curves(series: list[ScalarSeries], labels: list[str], out: str | Path, title: str = "",
-                         ylabel: str | None = None, threshold: float | None = None) -> Path:
-    """A PNG of each series against wall-clock minutes (``threshold``: a dashed horizontal line)."""
+                         ylabel: str | None = None, threshold: float | None = None, smooth: int = 1) -> Path:
+    """A PNG of each series against wall-clock minutes (``threshold``: a dashed horizontal line; ``smooth``: a
+    trailing moving average over that many iterations, since Isaac Lab's episode metrics are noisy)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -52,7 +64,7 @@ def plot_learning_curves(series: list[ScalarSeries], labels: list[str], out: str
 
     figure, axes = plt.subplots(figsize=(7, 4), dpi=120)
     for one, label in zip(series, labels):
-        axes.plot(one.minutes, one.values, label=label, linewidth=1.2)
+        axes.plot(one.minutes, smoothed(one.values, max(1, smooth)), label=label, linewidth=1.2)
     if threshold is not None:
         axes.axhline(threshold, color="gray", linestyle="--", linewidth=1, label=f"{threshold:g}")
     axes.set_xlabel("wall-clock minutes")

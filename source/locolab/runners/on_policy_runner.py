@@ -73,20 +73,28 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
         """Train; on SIGINT/SIGTERM finish the current iteration, save it and raise :class:`TrainingInterrupted`."""
         start_it = self.current_learning_iteration
         updates_done = 0
-        update = self.alg.update
+        rollout_starts = True
+        update, act = self.alg.update, self.alg.act
         stop = _DeferredStop()
 
-        def update_then_maybe_stop():
-            nonlocal updates_done
+        def update_and_count():
+            nonlocal updates_done, rollout_starts
             result = update()
             updates_done += 1
+            rollout_starts = True
             self._log_algorithm_scalars(start_it + updates_done - 1)
-            if stop.pending:
-                self.current_learning_iteration = start_it + updates_done - 1
-                raise TrainingInterrupted(f"{stop.pending} received")
             return result
 
-        self.alg.update = update_then_maybe_stop
+        def act_unless_stopped(obs):
+            # at the first action of a rollout the previous iteration is updated, logged and (at its interval) saved:
+            # stopping there finishes exactly the iteration that was running when the signal came
+            nonlocal rollout_starts
+            if rollout_starts and stop.pending:
+                raise TrainingInterrupted(f"{stop.pending} received")
+            rollout_starts = False
+            return act(obs)
+
+        self.alg.update, self.alg.act = update_and_count, act_unless_stopped
         try:
             with stop.installed():
                 super().learn(num_learning_iterations, init_at_random_ep_len)
@@ -99,7 +107,7 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
                 print(f"[LocoLab] Interrupted: saved {path}")
             raise
         finally:
-            del self.alg.update
+            del self.alg.update, self.alg.act
 
     def _log_algorithm_scalars(self, iteration: int) -> None:
         if self.logger.writer is not None:
