@@ -17,14 +17,15 @@ class CpuProfileCfg:
     """Environment count, physics and PPO settings for training on a CPU."""
 
     num_envs: int = 512
-    """Random-action throughput doubles from 64 to 256 environments and then saturates (1024: 1.15x of 256)."""
+    """256 per simulation process: one process's random-action throughput doubles from 64 to 256 environments and
+    then saturates (1024: 1.15x of 256)."""
     sim_processes: int = 2
     """Simulation processes, each stepping a slice of the robots (Warp's CPU kernels use one thread per process)."""
     num_substeps: int = 1
     """One MuJoCo-Warp step per physics step instead of two: 1.6-1.9x the env steps/s."""
     physics_dt: float = 0.01
     """Physics step [s]; with ``decimation`` 2 the policy still acts every 20 ms. 10 ms steps ran 1.76x the env
-    steps/s of 5 ms steps (256 envs, random actions); the policy is checked in MuJoCo's C engine at its own 2 ms-order
+    steps/s of 5 ms steps (256 envs, random actions); the policy is checked in MuJoCo's C engine at the MJCF's own 5 ms
     timestep (sim2sim.py), a simulator and a step it did not train in."""
     decimation: int = 2
     symmetry_augmentation: bool = True
@@ -37,6 +38,7 @@ class CpuProfileCfg:
     entropy_coef: float = 0.01
     num_learning_epochs: int = 5
     num_mini_batches: int = 2
+    """6144-sample minibatches: with 1536 (4 per 256 x 24) the adaptive learning rate sat at 1e-5..1e-4."""
     max_iterations: int = 550
     """PPO iterations of ``make train`` on a CPU: about 6-6.5 s each on 2 cores (12288 samples at 2.0-2.4k
     samples/s), so about an hour."""
