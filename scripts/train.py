@@ -116,10 +116,9 @@ def main(argv: list[str] | None = None) -> int:
         env_cfg.seed = agent_cfg.seed
     for key, value in overridden.items():
         print(f"[LocoLab] Override: {key}={value!r}")
-    settings = effective_settings(env_cfg, agent_cfg) if profile is not None else None
-    if settings is not None:
-        settings["sim_processes"] = sim_processes
-    if settings is not None:
+    settings = None
+    if profile is not None:
+        settings = {**effective_settings(env_cfg, agent_cfg), "sim_processes": sim_processes}
         print(f"[LocoLab] CPU training profile (after flags and overrides): {json.dumps(settings)}")
     agent_cfg.run_name = args.run_name
     log_dir = run_dir(args.log_root, agent_cfg.experiment_name, args.run_name)
