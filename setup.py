@@ -32,6 +32,7 @@ setup(
         "mujoco",
         "filelock",
         "onnxruntime",
+        "matplotlib",
     ],
     extras_require={"test": ["pytest"]},
 )
