@@ -8,6 +8,8 @@ checkpoint, so resume and playback see the same inputs.
 
 from isaaclab.utils import configclass
 
+from locolab.eval.periodic import PeriodicEvalCfg
+
 from isaaclab_tasks.core.velocity.config.go2.agents.rsl_rl_ppo_cfg import (
     UnitreeGo2FlatPPORunnerCfg,
     UnitreeGo2RoughPPORunnerCfg,
@@ -24,6 +26,8 @@ def use_locolab_defaults(cfg, experiment_name: str) -> None:
 
 @configclass
 class LocoLabGo2RoughPPORunnerCfg(UnitreeGo2RoughPPORunnerCfg):
+    evaluation: PeriodicEvalCfg = PeriodicEvalCfg()
+
     def __post_init__(self):
         super().__post_init__()
         use_locolab_defaults(self, "locolab_go2_rough")
@@ -31,6 +35,8 @@ class LocoLabGo2RoughPPORunnerCfg(UnitreeGo2RoughPPORunnerCfg):
 
 @configclass
 class LocoLabGo2FlatPPORunnerCfg(UnitreeGo2FlatPPORunnerCfg):
+    evaluation: PeriodicEvalCfg = PeriodicEvalCfg()
+
     def __post_init__(self):
         super().__post_init__()
         use_locolab_defaults(self, "locolab_go2_flat")

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from pathlib import Path
 
@@ -50,15 +49,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--command", nargs="+", default=None, metavar="V", help="VX VY WZ: a fixed velocity command "
                         "(m/s, m/s, rad/s) in every environment, never resampled (default: the task's sampling)")
     return parser.parse_args(argv)
-
-
-def _finite_or_none(value: float) -> float | None:
-    """JSON has no NaN/inf: report those as null."""
-    return value if math.isfinite(value) else None
-
-
-def _mean(values: list[float]) -> float:
-    return sum(values) / len(values) if values else float("nan")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -111,9 +101,8 @@ def main(argv: list[str] | None = None) -> int:
         video_path = Path(args.video_path or checkpoint.parent / "videos" / f"play_{iteration}.mp4").resolve()
     total_steps = max(args.steps, args.video_length) if args.video else args.steps
 
-    import torch
-
     from locolab.assets import ensure_robot_files
+    from locolab.eval.evaluate import evaluate_policy, play_summary
 
     with open_env(task, env_cfg) as env:
         try:
@@ -121,108 +110,40 @@ def main(argv: list[str] | None = None) -> int:
         except CheckpointError as error:
             print(f"error: {error}", file=sys.stderr)
             return 2
-        device = agent_cfg.device
-        vec_env = runner.env
         unwrapped = env.unwrapped
-        robot = unwrapped.scene["robot"]
-        terminations = unwrapped.termination_manager
-        has_base_contact = "base_contact" in terminations.active_terms
         num_envs = unwrapped.num_envs
-        print(f"[LocoLab] Playing {checkpoint} (iteration {iteration}, {agent} {policy_name}) on {task}, {device}, "
-              f"{num_envs} envs, {total_steps} steps")
-
-        recorder = None
+        print(f"[LocoLab] Playing {checkpoint} (iteration {iteration}, {agent} {policy_name}) on {task}, "
+              f"{agent_cfg.device}, {num_envs} envs, {total_steps} steps")
+        capture = None
         if video_path is not None:
             recorder = MujocoVideoRecorder(ensure_robot_files().mjcf, fps=1.0 / unwrapped.step_dt)
 
-        ep_return = torch.zeros(num_envs, device=device)
-        ep_lin_err = torch.zeros(num_envs, device=device)
-        ep_ang_err = torch.zeros(num_envs, device=device)
-        ep_steps = torch.zeros(num_envs, dtype=torch.long, device=device)
-        episodes: list[dict] = []
-        base_velocity_sum = torch.zeros(3, device=device)  # (vx, vy, wz) in the base frame, summed over envs and steps
-        speed_sum = torch.zeros((), device=device)  # horizontal speed, summed over envs and steps
-        # the command every env saw, lowest and highest over envs and steps: read back from the command manager
-        commanded_low = torch.full((3,), float("inf"), device=device)
-        commanded_high = torch.full((3,), float("-inf"), device=device)
-
-        def close_episode(env_id: int, end: str) -> None:
-            n = int(ep_steps[env_id])
-            episode = {
-                "env": env_id,
-                "steps": n,
-                "return": float(ep_return[env_id]),
-                "lin_vel_error": float(ep_lin_err[env_id]) / n,
-                "ang_vel_error": float(ep_ang_err[env_id]) / n,
-                "end": end,
-            }
-            episodes.append(episode)
-            print(f"[LocoLab] episode {len(episodes)} (env {env_id}): {n} steps, return {episode['return']:.3f}, "
-                  f"lin_vel_error {episode['lin_vel_error']:.3f} m/s, ang_vel_error {episode['ang_vel_error']:.3f} "
-                  f"rad/s, end: {end}")
-
-        with torch.inference_mode():
-            obs = vec_env.get_observations().to(device)
-            for _ in range(total_steps):
-                if recorder is not None and len(recorder.frames) < args.video_length:
+            def capture() -> None:
+                if len(recorder.frames) < args.video_length:
                     recorder.capture(unwrapped, env_id=0)
                     if len(recorder.frames) == args.video_length:
                         recorder.save(video_path)
                         recorder.close()
                         print(f"[LocoLab] Video: {video_path} ({args.video_length} frames)")
-                # tracking error of the state the action is chosen in, against the command the policy sees
-                commanded = unwrapped.command_manager.get_command("base_velocity")
-                lin_vel = robot.data.root_lin_vel_b.torch
-                ang_vel = robot.data.root_ang_vel_b.torch
-                ep_lin_err += torch.linalg.norm(commanded[:, :2] - lin_vel[:, :2], dim=1)
-                ep_ang_err += torch.abs(commanded[:, 2] - ang_vel[:, 2])
-                base_velocity_sum[:2] += lin_vel[:, :2].sum(0)
-                base_velocity_sum[2] += ang_vel[:, 2].sum()
-                speed_sum += torch.linalg.norm(lin_vel[:, :2], dim=1).sum()
-                commanded_low = torch.minimum(commanded_low, commanded[:, :3].amin(0))
-                commanded_high = torch.maximum(commanded_high, commanded[:, :3].amax(0))
 
-                obs, rewards, dones, extras = vec_env.step(policy(obs))
-                ep_return += rewards
-                ep_steps += 1
-                time_outs = extras.get("time_outs", torch.zeros_like(dones)).bool()
-                dones = dones.bool()
-                if has_base_contact:
-                    falls = dones & ~time_outs & terminations.get_term("base_contact").bool()
-                else:
-                    falls = dones & ~time_outs
-                for env_id in dones.nonzero().flatten().tolist():
-                    end = "fall" if falls[env_id] else "time_out" if time_outs[env_id] else "terminated"
-                    close_episode(env_id, end)
-                    ep_return[env_id] = ep_lin_err[env_id] = ep_ang_err[env_id] = 0.0
-                    ep_steps[env_id] = 0
-            completed = len(episodes)
-            for env_id in range(num_envs):
-                if ep_steps[env_id] > 0:
-                    close_episode(env_id, "cut")
-
-    mean_base_velocity = (base_velocity_sum / (num_envs * total_steps)).tolist()
-    summary = {
-        "episodes": len(episodes),
-        "completed_episodes": completed,
-        "mean_return": _finite_or_none(_mean([e["return"] for e in episodes])),
-        "mean_lin_vel_error": _finite_or_none(_mean([e["lin_vel_error"] for e in episodes])),
-        "mean_ang_vel_error": _finite_or_none(_mean([e["ang_vel_error"] for e in episodes])),
-        "falls": sum(e["end"] == "fall" for e in episodes),
+        evaluation = evaluate_policy(runner.env, policy, total_steps, alg=runner.alg, log_episodes=True,
+                                     record_steps=True, before_step=capture)
+    summary = play_summary(evaluation, total_steps)
+    for number, episode in enumerate(evaluation.episodes(), start=1):
+        end = "cut" if episode["cut"] else "fall" if episode["fall"] else "time_out" if episode["time_out"] \
+            else "terminated"
+        print(f"[LocoLab] episode {number} (env {int(episode['env'])}): {int(episode['length'])} steps, return "
+              f"{episode['return']:.3f}, lin_vel_error {episode['lin_vel_error']:.3f} m/s, ang_vel_error "
+              f"{episode['ang_vel_error']:.3f} rad/s, end: {end}")
+    summary.update({
         "command": list(command) if command is not None else None,
-        "commanded_min": [round(v, 6) for v in commanded_low.tolist()],
-        "commanded_max": [round(v, 6) for v in commanded_high.tolist()],
-        "mean_base_velocity": [round(v, 4) for v in mean_base_velocity],
-        "mean_forward_velocity": round(mean_base_velocity[0], 4),
-        "mean_speed": round(float(speed_sum) / (num_envs * total_steps), 4),
-        "steps": total_steps,
         "num_envs": num_envs,
         "task": task,
         "agent": agent,
         "policy": policy_name,
         "checkpoint": str(checkpoint),
         "video": str(video_path) if video_path is not None else None,
-    }
+    })
     print(json.dumps(summary))
     return 0
 

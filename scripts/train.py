@@ -85,6 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     from locolab.config_overrides import apply_overrides
     from locolab.cpu_profile import CpuProfileCfg, apply_cpu_profile, effective_settings
     from locolab.envs import MissingAssetError, check_assets_offline, load_task_cfgs, open_training_env
+    from locolab.eval.periodic import periodic_evaluation
     from locolab.runners import CheckpointError, TrainingInterrupted, build_runner
     from locolab.tasks import AGENT_ENTRY_POINTS
 
@@ -126,8 +127,9 @@ def main(argv: list[str] | None = None) -> int:
 
     from isaaclab.utils.io import dump_yaml
 
-    with open_training_env(args.task, env_cfg, sim_processes, agent_cfg.clip_actions) as env:
-        runner = build_runner(env, agent_cfg, log_dir)
+    with (open_training_env(args.task, env_cfg, sim_processes, agent_cfg.clip_actions) as env,
+          periodic_evaluation(args.task, env_cfg, agent_cfg) as evaluator):
+        runner = build_runner(env, agent_cfg, log_dir, evaluator)
         try:
             if resume is not None:
                 runner.load(str(resume))

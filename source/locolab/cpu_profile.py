@@ -48,6 +48,8 @@ class CpuProfileCfg:
     """Iterations over which ROA's regulariser weight ramps from 0 to its maximum, on a CPU."""
     roa_finetune_iterations: int = 300
     """PPO-ROA phase ``finetune`` (student) iterations on a CPU."""
+    evaluation_interval: int = 0
+    """Periodic evaluation (agent ``evaluation.interval``) is off on a CPU: see PERIODIC_EVALUATION_COST."""
     robustness_curriculum: bool = True
     """Start from the nominal robot without pushes and widen the randomised dynamics and the pushes to the task's
     ranges as tracking improves (locolab.envs.mdp.robustness_curriculum)."""
@@ -80,6 +82,7 @@ def effective_settings(env_cfg, agent_cfg) -> dict:
         "robustness_curriculum": getattr(env_cfg.curriculum, "robustness", None) is not None,
         "num_steps_per_env": agent_cfg.num_steps_per_env,
         "max_iterations": agent_cfg.max_iterations,
+        "evaluation_interval": getattr(getattr(agent_cfg, "evaluation", None), "interval", 0),
         **{name: getattr(algorithm, name) for name in PPO_SETTINGS},
         "symmetry_augmentation": getattr(algorithm, "symmetry_cfg", None) is not None,
     }
@@ -113,6 +116,8 @@ def apply_cpu_profile(env_cfg, agent_cfg, profile: CpuProfileCfg, num_envs_given
         from locolab.envs.mdp import robustness_curriculum
 
         env_cfg.curriculum.robustness = CurriculumTermCfg(func=robustness_curriculum)
+    if hasattr(agent_cfg, "evaluation"):
+        agent_cfg.evaluation.interval = profile.evaluation_interval
     agent_cfg.num_steps_per_env = profile.num_steps_per_env
     algorithm = agent_cfg.algorithm
     for name in PPO_SETTINGS:

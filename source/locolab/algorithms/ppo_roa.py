@@ -179,6 +179,13 @@ class PPOROA(PPO):
         obs = self.storage.observations.flatten(0, 1)
         return (obs[Z_HAT] - self.encoder_priv(obs)).norm(dim=-1).mean().item()
 
+    policy_metric_names = ("latent_error",)
+    """What :meth:`policy_metrics` returns, for evaluation's episode metrics."""
+
+    def policy_metrics(self, obs: TensorDict) -> torch.Tensor:
+        """[N, 1]: ||z_hat - z|| per environment, z_hat from the student's estimator (adapt_ema)."""
+        return (self.adapt_ema(obs) - self.encoder_priv(obs)).norm(dim=-1, keepdim=True)
+
     def _update_policy(self) -> dict[str, float]:
         sums: dict[str, float] = defaultdict(float)
         reg_lambda = self.reg_lambda()

@@ -8,6 +8,8 @@ from typing import Literal
 from isaaclab.utils import configclass
 from isaaclab_rl.rsl_rl import RslRlOnPolicyRunnerCfg, RslRlPpoAlgorithmCfg
 
+from locolab.eval.periodic import PeriodicEvalCfg
+
 
 @configclass
 class RslRlRoaEncoderCfg:
@@ -75,3 +77,4 @@ class RslRlRoaRunnerCfg(RslRlOnPolicyRunnerCfg):
         "history": ["history"],
     }
     algorithm: RslRlRoaAlgorithmCfg = MISSING
+    evaluation: PeriodicEvalCfg = PeriodicEvalCfg()

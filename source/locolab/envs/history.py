@@ -73,6 +73,12 @@ class ProprioHistoryWrapper(VecEnv):
         observations[self.name] = self.history.buffer
         return observations
 
+    def reset(self, seed: int | None = None) -> TensorDict:
+        """Reset the wrapped environment (``reset(seed)``) and start every history from its first observation."""
+        observations = self.env.reset(seed=seed)
+        observations[self.name] = self.history.reset(observations[self.source])
+        return observations
+
     def step(self, actions: torch.Tensor) -> tuple[TensorDict, torch.Tensor, torch.Tensor, dict]:
         observations, rewards, dones, extras = self.env.step(actions)
         observations[self.name] = self.history.push(observations[self.source], dones)

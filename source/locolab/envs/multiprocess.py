@@ -5,7 +5,8 @@ Why: on a CPU, Warp runs its kernels on one thread, so one training process keep
 Here each worker process builds the task with ``num_envs / num_workers`` robots (its own seed; resets, curriculum and
 randomisation per slice) behind Isaac Lab's ``RslRlVecEnvWrapper``; the trainer's process only runs the policy and
 the learning. Actions, observations (every group), rewards, dones and time-outs travel through shared-memory tensors
-(no pickling per step); the only per-step message is a short command and, back, each worker's episode log (floats),
+(no pickling per step), and so do the episode metrics each worker computes after every step
+(:func:`locolab.eval.metrics.step_metric_values`, returned as ``extras["metrics"]``); the only per-step message is a short command and, back, each worker's episode log (floats),
 averaged over the workers that report a key. An exception in a worker is raised in the trainer with the worker's
 traceback; workers exit when the trainer closes the environment or dies.
 """
@@ -54,12 +55,14 @@ def _worker(conn, task: str, env_cfg, clip_actions: float | None, start: int, st
         import locolab.tasks  # noqa: F401  (registers the tasks in this process)
         from locolab.envs.factory import open_env
         from locolab.envs.symmetry import MirrorMaps
+        from locolab.eval.metrics import metric_terms, step_metric_values
 
         env_cfg.scene.num_envs = stop - start
         with open_env(task, env_cfg) as env:
             vec = RslRlVecEnvWrapper(env, clip_actions=clip_actions)
             obs = vec.get_observations()
             unwrapped = env.unwrapped
+            terms = metric_terms(unwrapped)
             try:
                 mirror = MirrorMaps(unwrapped).as_lists()
             except ValueError:
@@ -70,6 +73,7 @@ def _worker(conn, task: str, env_cfg, clip_actions: float | None, start: int, st
                 "max_episode_length": int(vec.max_episode_length),
                 "joint_names": {name: list(robot.joint_names) for name, robot in unwrapped.scene.articulations.items()},
                 "mirror": mirror,
+                "metric_kinds": {name: term.kind for name, term in terms.items()},
             }))
             _, buffers = conn.recv()
             rows = slice(start, stop)
@@ -83,13 +87,18 @@ def _worker(conn, task: str, env_cfg, clip_actions: float | None, start: int, st
             while True:
                 command, data = conn.recv()
                 if command == "step":
-                    obs, rewards, dones, extras = vec.step(buffers["actions"][rows].clone())
+                    obs, rewards, dones, extras = vec.step(buffers["actions"][rows].to(vec.device))
                     write(obs)
+                    buffers["metrics"][rows].copy_(step_metric_values(unwrapped, terms))
                     buffers["rewards"][rows].copy_(rewards)
                     buffers["dones"][rows].copy_(dones)
                     buffers["time_outs"][rows].copy_(extras.get("time_outs", torch.zeros_like(dones)))
                     log = {key: float(value) for key, value in extras.get("log", {}).items()}
                     conn.send(("log", log))
+                elif command == "reset":
+                    env.reset(seed=data)
+                    write(vec.get_observations())
+                    conn.send(("ok", None))
                 elif command == "episode_length":
                     vec.episode_length_buf[:] = data[rows].to(vec.episode_length_buf.device)
                     conn.send(("ok", None))
@@ -105,11 +114,15 @@ def _worker(conn, task: str, env_cfg, clip_actions: float | None, start: int, st
 
 
 class SubprocessVecEnv(VecEnv):
-    """rsl_rl's VecEnv interface over ``num_workers`` simulation processes of one task (CPU only)."""
+    """rsl_rl's VecEnv interface over ``num_workers`` simulation processes of one task.
+
+    Several workers are for CPUs; one worker on a GPU is how a trainer keeps a second, separate environment
+    (periodic evaluation: one simulation per process). Its tensors are on the CPU either way.
+    """
 
     def __init__(self, task: str, env_cfg, num_workers: int, clip_actions: float | None = None) -> None:
-        if env_cfg.sim.device != "cpu":
-            raise ValueError("SubprocessVecEnv runs CPU simulations; on a GPU one process steps every robot.")
+        if env_cfg.sim.device != "cpu" and num_workers > 1:
+            raise ValueError("Several simulation processes are for CPUs; on a GPU one process steps every robot.")
         self.task = task
         self.cfg = env_cfg
         self.device = "cpu"
@@ -133,6 +146,7 @@ class SubprocessVecEnv(VecEnv):
             self.max_episode_length = spec["max_episode_length"]
             self.robot_joint_names = spec["joint_names"]
             self.mirror = spec["mirror"]
+            self.metric_kinds = spec["metric_kinds"]
             self._buffers = {group: torch.zeros(self.num_envs, *shape).share_memory_()
                              for group, shape in spec["obs_shapes"].items()}
             self._groups = list(spec["obs_shapes"])
@@ -140,6 +154,7 @@ class SubprocessVecEnv(VecEnv):
             self._buffers["rewards"] = torch.zeros(self.num_envs).share_memory_()
             self._buffers["dones"] = torch.zeros(self.num_envs, dtype=torch.long).share_memory_()
             self._buffers["time_outs"] = torch.zeros(self.num_envs, dtype=torch.long).share_memory_()
+            self._buffers["metrics"] = torch.zeros(self.num_envs, len(self.metric_kinds)).share_memory_()
             for conn in self._conns:
                 conn.send(("buffers", self._buffers))
             for index in range(num_workers):
@@ -194,8 +209,18 @@ class SubprocessVecEnv(VecEnv):
         dones = self._buffers["dones"].clone()
         self._episode_length += 1
         self._episode_length[dones.bool()] = 0
-        extras = {"time_outs": self._buffers["time_outs"].clone(), "log": merged}
+        extras = {"time_outs": self._buffers["time_outs"].clone(), "log": merged,
+                  "metrics": self._buffers["metrics"].clone()}
         return self._observations(), self._buffers["rewards"].clone(), dones, extras
+
+    def reset(self, seed: int | None = None) -> TensorDict:
+        """Reset every environment (each worker seeded ``seed`` + 1000 x its index, as at construction)."""
+        for index, conn in enumerate(self._conns):
+            conn.send(("reset", None if seed is None else seed + 1000 * index))
+        for index in range(len(self._conns)):
+            self._receive(index, "ok")
+        self._episode_length.zero_()
+        return self._observations()
 
     def close(self) -> None:
         for conn, process in zip(self._conns, self._processes):

@@ -8,6 +8,7 @@ from rsl_rl.env import VecEnv
 from torch import nn
 
 from locolab.envs.history import ProprioHistoryWrapper
+from locolab.eval.metrics import EpisodeMetricsWrapper
 
 from .checkpoints import POLICY_MODULES
 from .on_policy_runner import LocoLabOnPolicyRunner
@@ -15,22 +16,33 @@ from .on_policy_runner import LocoLabOnPolicyRunner
 HISTORY_GROUP = "history"
 
 
-def build_runner(env, agent_cfg, log_dir: str | None) -> LocoLabOnPolicyRunner:
-    """An rsl_rl runner over ``env`` (a gymnasium Isaac Lab env, or an rsl_rl VecEnv such as
-    :class:`~locolab.envs.multiprocess.SubprocessVecEnv`); ``log_dir=None`` disables logging and checkpoints.
-
-    When the agent reads the ``history`` observation (PPO-ROA), the environment is wrapped in a
-    :class:`~locolab.envs.history.ProprioHistoryWrapper` of the task's ``history_length``.
-    """
-    agent_cfg = handle_deprecated_rsl_rl_cfg(agent_cfg, check_rsl_rl_version())
-    vec_env = env if isinstance(env, VecEnv) else RslRlVecEnvWrapper(env, clip_actions=agent_cfg.clip_actions)
+def wrap_for_agent(env, agent_cfg) -> VecEnv:
+    """``env`` (a gymnasium Isaac Lab env, or an rsl_rl VecEnv such as
+    :class:`~locolab.envs.multiprocess.SubprocessVecEnv`) as the rsl_rl VecEnv the agent reads: with the episode
+    metrics in every step's extras and, when the agent reads the ``history`` observation (PPO-ROA), a
+    :class:`~locolab.envs.history.ProprioHistoryWrapper` of the task's ``history_length``."""
+    if isinstance(env, VecEnv):
+        vec_env = env
+    else:
+        vec_env = EpisodeMetricsWrapper(RslRlVecEnvWrapper(env, clip_actions=agent_cfg.clip_actions))
     if any(HISTORY_GROUP in groups for groups in agent_cfg.obs_groups.values()):
         length = getattr(vec_env.cfg, "history_length", None)
         if length is None:
             raise ValueError(f"The agent reads the '{HISTORY_GROUP}' observation but the task config has no "
                              "history_length.")
         vec_env = ProprioHistoryWrapper(vec_env, length, name=HISTORY_GROUP)
-    return LocoLabOnPolicyRunner(vec_env, agent_cfg.to_dict(), log_dir=log_dir, device=agent_cfg.device)
+    return vec_env
+
+
+def build_runner(env, agent_cfg, log_dir: str | None, evaluator=None) -> LocoLabOnPolicyRunner:
+    """An rsl_rl runner over ``env`` (see :func:`wrap_for_agent`); ``log_dir=None`` disables logging and
+    checkpoints; ``evaluator`` (a :class:`~locolab.eval.periodic.PeriodicEvaluator`) evaluates the policy every
+    ``agent_cfg.evaluation.interval`` iterations."""
+    agent_cfg = handle_deprecated_rsl_rl_cfg(agent_cfg, check_rsl_rl_version())
+    runner = LocoLabOnPolicyRunner(wrap_for_agent(env, agent_cfg), agent_cfg.to_dict(), log_dir=log_dir,
+                                   device=agent_cfg.device)
+    runner.evaluator = evaluator
+    return runner
 
 
 def load_policy(env, agent_cfg, checkpoint, policy: str) -> tuple[LocoLabOnPolicyRunner, nn.Module]:

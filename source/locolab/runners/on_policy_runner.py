@@ -1,6 +1,7 @@
 """rsl_rl's OnPolicyRunner with the guarantees a long training run needs.
 
-Extends ``rsl_rl.runners.OnPolicyRunner`` rather than replacing it: rollout, GAE and PPO are untouched. Added:
+Extends ``rsl_rl.runners.OnPolicyRunner``: its algorithm, storage, GAE, logger and checkpoint format are used as they
+are; its learning loop is restated around LocoLab's one rollout routine (the same steps, in the same order). Added:
 - checkpoints are written atomically (temporary file + rename), so a crash never leaves a truncated model;
 - resume continues at the iteration after the checkpoint's, with optimizer and normaliser state;
 - checkpoints record the environment they were trained on (observation sizes, action size, joint names), and a
@@ -8,16 +9,27 @@ Extends ``rsl_rl.runners.OnPolicyRunner`` rather than replacing it: rollout, GAE
   differs;
 - SIGINT/SIGTERM finish the current iteration (rollout and update) and then save ``model_<it>.pt`` before the
   process exits; a second signal stops at once;
-- an algorithm's ``log_scalars`` (e.g. PPO-ROA's lambda, phase and latent errors) go to TensorBoard each iteration.
+- an algorithm's ``log_scalars`` (e.g. PPO-ROA's lambda, phase and latent errors) go to TensorBoard each iteration;
+- episode metrics (:mod:`locolab.eval.metrics`: tracking errors, falls, time-outs, every reward term) of the episodes
+  that finished in each rollout go to TensorBoard as ``rollout/<metric>``, and every ``evaluation.interval``
+  iterations a deterministic evaluation on separate environments as ``eval/<metric>``.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
+import time
 from pathlib import Path
 
+import torch
+
 from rsl_rl.runners import OnPolicyRunner
+from rsl_rl.utils import check_nan
+
+from locolab.eval.metrics import EpisodeAccumulator
+from locolab.eval.rollout import rollout
 
 from .checkpoints import CheckpointError, read_checkpoint, save_atomically
 
@@ -69,45 +81,88 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
             self.current_learning_iteration = loaded["iter"] + 1
         return loaded["infos"]
 
+    evaluator = None
+    """A :class:`~locolab.eval.periodic.PeriodicEvaluator`, or None: no periodic evaluation."""
+
     def learn(self, num_learning_iterations: int, init_at_random_ep_len: bool = False) -> None:
-        """Train; on SIGINT/SIGTERM finish the current iteration, save it and raise :class:`TrainingInterrupted`."""
+        """rsl_rl's learning loop with its rollout done by :func:`locolab.eval.rollout.rollout` (episode metrics
+        logged under ``rollout/``), periodic evaluation (``eval/``), and a graceful stop: on SIGINT/SIGTERM the
+        current iteration is finished, logged and saved, then :class:`TrainingInterrupted` is raised."""
+        if init_at_random_ep_len:
+            self.env.episode_length_buf = torch.randint_like(self.env.episode_length_buf,
+                                                             high=int(self.env.max_episode_length))
+        obs = self.env.get_observations().to(self.device)
+        self.alg.train_mode()
+        if self.is_distributed:
+            self.alg.broadcast_parameters()
+        self.logger.init_logging_writer()
+        kinds = getattr(self.env, "metric_kinds", None)  # None: an env without LocoLab's metrics (toy tasks)
+        metrics = EpisodeAccumulator(kinds, self.env.num_envs, self.device) if kinds is not None else None
         start_it = self.current_learning_iteration
-        updates_done = 0
-        rollout_starts = True
-        update, act = self.alg.update, self.alg.act
         stop = _DeferredStop()
+        with stop.installed():
+            for it in range(start_it, start_it + num_learning_iterations):
+                if stop.pending:
+                    self._save_interrupted(it - 1, start_it)
+                    raise TrainingInterrupted(f"{stop.pending} received")
+                start = time.time()
+                with torch.inference_mode():
+                    obs = rollout(self.env, self.alg.act, self.cfg["num_steps_per_env"], obs, metrics,
+                                  on_step=self._process_env_step, device=self.device)
+                    collect_time = time.time() - start
+                    start = time.time()
+                    self.alg.compute_returns(obs)
+                loss_dict = self.alg.update()
+                self.current_learning_iteration = it
+                self.logger.log(it=it, start_it=start_it, total_it=start_it + num_learning_iterations,
+                                collect_time=collect_time, learn_time=time.time() - start, loss_dict=loss_dict,
+                                learning_rate=self.alg.learning_rate, action_std=self.alg.get_policy().output_std,
+                                rnd_weight=self.alg.rnd.weight if self.cfg["algorithm"].get("rnd_cfg") else None)
+                self._log_algorithm_scalars(it)
+                if metrics is not None:
+                    self._log_metrics("rollout", metrics.summary(), it)
+                    metrics.reset_totals()
+                interval = self.cfg.get("evaluation", {}).get("interval", 0)
+                if self.evaluator is not None and interval > 0 and it % interval == 0:
+                    self.evaluate(it)
+                if self.logger.writer is not None and it % self.cfg["save_interval"] == 0:
+                    self.save(os.path.join(self.logger.log_dir, f"model_{it}.pt"))
+        if self.logger.writer is not None:
+            self.save(os.path.join(self.logger.log_dir, f"model_{self.current_learning_iteration}.pt"))
+            self.logger.stop_logging_writer()
 
-        def update_and_count():
-            nonlocal updates_done, rollout_starts
-            result = update()
-            updates_done += 1
-            rollout_starts = True
-            self._log_algorithm_scalars(start_it + updates_done - 1)
-            return result
-
-        def act_unless_stopped(obs):
-            # at the first action of a rollout the previous iteration is updated, logged and (at its interval) saved:
-            # stopping there finishes exactly the iteration that was running when the signal came
-            nonlocal rollout_starts
-            if rollout_starts and stop.pending:
-                raise TrainingInterrupted(f"{stop.pending} received")
-            rollout_starts = False
-            return act(obs)
-
-        self.alg.update, self.alg.act = update_and_count, act_unless_stopped
+    def evaluate(self, it: int) -> dict[str, float]:
+        """One periodic evaluation of the acting policy's mean action; logged under ``eval/``, with its seconds."""
+        start = time.time()
+        self.alg.eval_mode()
         try:
-            with stop.installed():
-                super().learn(num_learning_iterations, init_at_random_ep_len)
-        except TrainingInterrupted:
-            self.current_learning_iteration = start_it + updates_done - 1
-            if self.logger.writer is not None and updates_done > 0:
-                path = Path(self.logger.log_dir) / f"model_{self.current_learning_iteration}.pt"
-                self.save(str(path))
-                self.logger.stop_logging_writer()
-                print(f"[LocoLab] Interrupted: saved {path}")
-            raise
+            summary = self.evaluator.evaluate(self.alg.get_policy(), getattr(self.alg, "policy_metrics", None),
+                                              getattr(self.alg, "policy_metric_names", ()))
         finally:
-            del self.alg.update, self.alg.act
+            self.alg.train_mode()
+        summary["seconds"] = time.time() - start
+        self._log_metrics("eval", summary, it)
+        return summary
+
+    def _process_env_step(self, obs, rewards, dones, extras) -> None:
+        """What rsl_rl's loop does with each transition: NaN check, storage, logger bookkeeping."""
+        if self.cfg.get("check_for_nan", True):
+            check_nan(obs, rewards, dones)
+        self.alg.process_env_step(obs, rewards, dones, extras)
+        intrinsic = self.alg.intrinsic_rewards if self.cfg["algorithm"].get("rnd_cfg") else None
+        self.logger.process_env_step(rewards, dones, extras, intrinsic)
+
+    def _save_interrupted(self, it: int, start_it: int) -> None:
+        if self.logger.writer is not None and it >= start_it:
+            path = Path(self.logger.log_dir) / f"model_{it}.pt"
+            self.save(str(path))
+            self.logger.stop_logging_writer()
+            print(f"[LocoLab] Interrupted: saved {path}")
+
+    def _log_metrics(self, prefix: str, summary: dict[str, float], it: int) -> None:
+        if self.logger.writer is not None:
+            for name, value in summary.items():
+                self.logger.writer.add_scalar(f"{prefix}/{name}", value, it)
 
     def _log_algorithm_scalars(self, iteration: int) -> None:
         if self.logger.writer is not None:

@@ -1,0 +1,88 @@
+"""Deterministic evaluation of a loaded policy on an environment: what ``play.py`` and ``eval.py`` share.
+
+It is :func:`locolab.eval.rollout.rollout` with the policy's mean action, an :class:`EpisodeAccumulator` over the
+task's metrics (plus the policy's own, e.g. PPO-ROA's latent error), optionally each episode and each step kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import torch
+
+from .metrics import STATE, EpisodeAccumulator
+from .rollout import StepRecord, rollout
+
+
+@dataclass
+class Evaluation:
+    accumulator: EpisodeAccumulator
+    record: StepRecord | None
+
+    def summary(self, env_ids=None) -> dict[str, float]:
+        return self.accumulator.summary(env_ids)
+
+    def episodes(self) -> list[dict[str, float]]:
+        return self.accumulator.episode_log()
+
+
+def evaluate_policy(vec_env, policy: Callable, num_steps: int, alg=None, seed: int | None = None,
+                    episodes_per_env: int | None = None, log_episodes: bool = False, record_steps: bool = False,
+                    before_step: Callable[[], None] | None = None) -> Evaluation:
+    """Run ``policy`` (deterministic) on ``vec_env`` for ``num_steps`` and measure its episodes.
+
+    ``alg``: the algorithm the policy belongs to; its ``policy_metrics`` (if any) are measured too. ``seed``: reset
+    every environment with this seed first (else continue from the current state). ``episodes_per_env``: count only
+    each environment's first episodes. Episodes still running at the end are counted as ``cut``.
+    ``before_step()`` runs before each action (a video recorder's capture).
+    """
+    device = getattr(alg, "device", None) or vec_env.device
+    obs = (vec_env.reset(seed=seed) if seed is not None else vec_env.get_observations()).to(device)
+    policy_metrics = getattr(alg, "policy_metrics", None)
+    names = getattr(alg, "policy_metric_names", ()) if policy_metrics is not None else ()
+    kinds = {**vec_env.metric_kinds, **{name: STATE for name in names}}
+    num_envs = vec_env.num_envs
+    capacity = num_envs * (num_steps + 1) if log_episodes else 0
+    accumulator = EpisodeAccumulator(kinds, num_envs, device, episodes_per_env, log_capacity=capacity)
+    record = StepRecord(list(kinds), num_steps, num_envs, device) if record_steps else None
+
+    def act(observations):
+        if before_step is not None:
+            before_step()
+        return policy(observations)
+
+    with torch.inference_mode():
+        rollout(vec_env, act, num_steps, obs, accumulator, record=record, policy_metrics=policy_metrics,
+                device=device)
+        accumulator.close_running()
+    return Evaluation(accumulator, record)
+
+
+COMMAND_COLUMNS = ("command_x", "command_y", "command_yaw_rate")
+BASE_VELOCITY_COLUMNS = ("base_vel_x", "base_vel_y", "base_yaw_rate")
+
+
+def play_summary(evaluation: Evaluation, steps: int) -> dict:
+    """``play.py``'s JSON summary: means over every episode (cut ones included), falls counted, and the command
+    every environment saw, lowest and highest over every step (read back from the command manager)."""
+    metrics = evaluation.summary()
+    episodes = evaluation.episodes()
+    record = evaluation.record
+    commanded = record.values[:record.steps, :, [record.names.index(name) for name in COMMAND_COLUMNS]]
+    base_velocity = [round(metrics[name], 4) for name in BASE_VELOCITY_COLUMNS]
+    return {
+        "episodes": len(episodes),
+        "completed_episodes": sum(not episode["cut"] for episode in episodes),
+        "mean_return": metrics["return"],
+        "mean_lin_vel_error": metrics["lin_vel_error"],
+        "mean_ang_vel_error": metrics["ang_vel_error"],
+        "falls": sum(episode["fall"] > 0.5 for episode in episodes),
+        "commanded_min": [round(v, 6) for v in commanded.amin(dim=(0, 1)).tolist()],
+        "commanded_max": [round(v, 6) for v in commanded.amax(dim=(0, 1)).tolist()],
+        "mean_base_velocity": base_velocity,
+        "mean_forward_velocity": base_velocity[0],
+        "mean_speed": round(metrics["speed"], 4),
+        "steps": steps,
+        "metrics": metrics,
+    }

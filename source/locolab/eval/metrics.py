@@ -1,0 +1,262 @@
+"""Episode metrics, declared once per task and accumulated on the device during any rollout.
+
+Training (``rollout/``), periodic evaluation (``eval/``), ``play.py`` and ``eval.py`` all measure episodes with these
+definitions. rsl_rl's logger keeps only the return, the length and Isaac Lab's ``Episode_Reward/*`` (each term's
+episode sum over the *maximum* episode length); it has no tracking errors, falls or per-grid-point aggregation, so
+this module adds them.
+
+Where the environment lives computes the per-step values (:func:`step_metric_values`, one [N, M] tensor): in the
+trainer's process through :class:`EpisodeMetricsWrapper`, or in each simulation process of
+:class:`~locolab.envs.multiprocess.SubprocessVecEnv`. Either way they reach the rollout as ``extras["metrics"]``.
+:class:`EpisodeAccumulator` turns them into per-episode values with tensor operations only, and moves them to the
+host once, when asked for a summary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+from tensordict import TensorDict
+
+from isaaclab.utils import configclass
+
+from rsl_rl.env import VecEnv
+
+STATE, STEP = "state", "step"
+"""Metric kinds. ``state``: a property of the state after a step, averaged over the episode's steps (the step that
+ends an episode is left out: its state after the step is already the next episode's reset state). ``step``: summed
+over the episode (reward terms; fall and time-out flags, which are 1 only at the episode's last step)."""
+
+
+def _command(env) -> torch.Tensor:
+    return env.command_manager.get_command("base_velocity")
+
+
+def lin_vel_error(env) -> torch.Tensor:
+    """||command_xy - base velocity_xy|| [m/s], base frame."""
+    return torch.linalg.norm(_command(env)[:, :2] - env.scene["robot"].data.root_lin_vel_b.torch[:, :2], dim=1)
+
+
+def ang_vel_error(env) -> torch.Tensor:
+    """|command_yaw_rate - base yaw rate| [rad/s]."""
+    return torch.abs(_command(env)[:, 2] - env.scene["robot"].data.root_ang_vel_b.torch[:, 2])
+
+
+def base_vel_x(env) -> torch.Tensor:
+    return env.scene["robot"].data.root_lin_vel_b.torch[:, 0]
+
+
+def base_vel_y(env) -> torch.Tensor:
+    return env.scene["robot"].data.root_lin_vel_b.torch[:, 1]
+
+
+def base_yaw_rate(env) -> torch.Tensor:
+    return env.scene["robot"].data.root_ang_vel_b.torch[:, 2]
+
+
+def speed(env) -> torch.Tensor:
+    """Horizontal base speed [m/s]."""
+    return torch.linalg.norm(env.scene["robot"].data.root_lin_vel_b.torch[:, :2], dim=1)
+
+
+def command_x(env) -> torch.Tensor:
+    return _command(env)[:, 0]
+
+
+def command_y(env) -> torch.Tensor:
+    return _command(env)[:, 1]
+
+
+def command_yaw_rate(env) -> torch.Tensor:
+    return _command(env)[:, 2]
+
+
+def fall(env) -> torch.Tensor:
+    """1 where the episode ended this step by a fall: a termination that is not a time-out (``base_contact`` when
+    the task has it)."""
+    terminations = env.termination_manager
+    ended = terminations.terminated
+    if "base_contact" in terminations.active_terms:
+        ended = ended & terminations.get_term("base_contact").bool()
+    return (ended & ~terminations.time_outs).float()
+
+
+def time_out(env) -> torch.Tensor:
+    """1 where the episode ended this step by reaching its time limit."""
+    return env.termination_manager.time_outs.float()
+
+
+@configclass
+class MetricTermCfg:
+    """One episode metric: ``func(env) -> [N]`` evaluated after every step, and its :data:`STATE`/:data:`STEP`
+    kind."""
+
+    func: Callable | None = None
+    """None: a reward term's value (added by :func:`metric_terms`)."""
+    kind: str = STATE
+
+
+@configclass
+class VelocityMetricsCfg:
+    """The episode metrics of a velocity-tracking task, besides ``return``, ``length`` and one ``reward/<term>`` per
+    reward term (always added). Tasks declare theirs as ``metrics: VelocityMetricsCfg = VelocityMetricsCfg()``."""
+
+    lin_vel_error = MetricTermCfg(func=lin_vel_error)
+    ang_vel_error = MetricTermCfg(func=ang_vel_error)
+    base_vel_x = MetricTermCfg(func=base_vel_x)
+    base_vel_y = MetricTermCfg(func=base_vel_y)
+    base_yaw_rate = MetricTermCfg(func=base_yaw_rate)
+    speed = MetricTermCfg(func=speed)
+    command_x = MetricTermCfg(func=command_x)
+    command_y = MetricTermCfg(func=command_y)
+    command_yaw_rate = MetricTermCfg(func=command_yaw_rate)
+    fall = MetricTermCfg(func=fall, kind=STEP)
+    time_out = MetricTermCfg(func=time_out, kind=STEP)
+
+
+def metric_terms(env) -> dict[str, MetricTermCfg]:
+    """The task's declared terms (``env.cfg.metrics``) plus one ``reward/<term>`` per active reward term, in the
+    column order of :func:`step_metric_values`."""
+    cfg = getattr(env.cfg, "metrics", None)
+    if cfg is None:
+        raise ValueError(f"Task config {type(env.cfg).__name__} declares no episode metrics: give it a "
+                         "'metrics: VelocityMetricsCfg = VelocityMetricsCfg()' field.")
+    terms = {name: term for name, term in cfg.__dict__.items() if isinstance(term, MetricTermCfg)}
+    for name in env.reward_manager.active_terms:
+        terms[f"reward/{name}"] = MetricTermCfg(kind=STEP)
+    return terms
+
+
+def step_metric_values(env, terms: dict[str, MetricTermCfg]) -> torch.Tensor:
+    """[N, M] values of ``terms`` after a step of the (unwrapped) Isaac Lab env ``env``. A reward term's value is its
+    weighted reward of this step times the step length, as the reward manager adds it to the reward."""
+    rewards = env.reward_manager._step_reward * env.step_dt  # per-term rewards of the last step (weighted, no dt)
+    reward_index = {name: i for i, name in enumerate(env.reward_manager.active_terms)}
+    columns = [rewards[:, reward_index[name[len("reward/"):]]] if term.func is None else term.func(env)
+               for name, term in terms.items()]
+    return torch.stack(columns, dim=1).float()
+
+
+class EpisodeMetricsWrapper(VecEnv):
+    """Adds ``extras["metrics"]`` ([N, M], columns :attr:`metric_names`) to each step of an rsl_rl VecEnv over one
+    in-process Isaac Lab env."""
+
+    def __init__(self, env: VecEnv) -> None:
+        self.env = env
+        self.num_envs, self.num_actions = env.num_envs, env.num_actions
+        self.max_episode_length, self.device = env.max_episode_length, env.device
+        self.terms = metric_terms(env.unwrapped)
+        self.metric_kinds = {name: term.kind for name, term in self.terms.items()}
+
+    @property
+    def cfg(self):
+        return self.env.cfg
+
+    @property
+    def episode_length_buf(self) -> torch.Tensor:
+        return self.env.episode_length_buf
+
+    @episode_length_buf.setter
+    def episode_length_buf(self, value: torch.Tensor) -> None:
+        self.env.episode_length_buf = value
+
+    def get_observations(self) -> TensorDict:
+        return self.env.get_observations()
+
+    def reset(self, seed: int | None = None) -> TensorDict:
+        """Reset every environment, seeding Isaac Lab's random generators with ``seed`` first (when given)."""
+        self.env.env.reset(seed=seed)
+        return self.env.get_observations()
+
+    def step(self, actions: torch.Tensor) -> tuple[TensorDict, torch.Tensor, torch.Tensor, dict]:
+        observations, rewards, dones, extras = self.env.step(actions)
+        extras["metrics"] = step_metric_values(self.env.unwrapped, self.terms)
+        return observations, rewards, dones, extras
+
+    def __getattr__(self, name: str):
+        return getattr(self.env, name)
+
+
+BUILT_IN = ("return", "length")
+"""Episode values every accumulator keeps: the sum of rewards and the number of steps."""
+
+
+class EpisodeAccumulator:
+    """Per-episode values of every metric, accumulated per environment with tensor operations only.
+
+    ``kinds`` maps each metric column to :data:`STATE` (episode mean) or :data:`STEP` (episode sum). Finished
+    episodes are added to per-environment totals; :meth:`summary` reduces them (over all environments or a slice,
+    e.g. one grid point of a sweep) and is the only host transfer. ``episodes_per_env`` caps how many episodes of
+    each environment count (evaluation counts each environment's first episode: a fixed, comparable sample).
+    """
+
+    def __init__(self, kinds: dict[str, str], num_envs: int, device: str | torch.device,
+                 episodes_per_env: int | None = None, log_capacity: int = 0) -> None:
+        """``log_capacity``: keep up to that many episodes one by one (:meth:`episode_log`), written on the device."""
+        self.names = [*BUILT_IN, *kinds]
+        self.is_state = torch.tensor([False, False, *(kind == STATE for kind in kinds.values())], device=device)
+        self.episodes_per_env = episodes_per_env
+        self.running = torch.zeros(num_envs, len(self.names), device=device)
+        self.state_steps = torch.zeros(num_envs, 1, device=device)
+        self.totals = torch.zeros_like(self.running)
+        self.episodes = torch.zeros(num_envs, device=device)
+        self.env_ids = torch.arange(num_envs, device=device, dtype=torch.float).unsqueeze(1)
+        # one row per episode (env, cut, then names); the extra last row takes the writes past the capacity
+        self.log = torch.zeros(log_capacity + 1, 2 + len(self.names), device=device) if log_capacity else None
+        self.logged = torch.zeros((), dtype=torch.long, device=device)
+
+    def add(self, rewards: torch.Tensor, dones: torch.Tensor, metrics: torch.Tensor) -> None:
+        """One step of every environment: its reward, whether its episode ended, its metric values [N, M]."""
+        dones = dones.bool()
+        ongoing = (~dones).float().unsqueeze(1)
+        step = torch.cat([rewards.unsqueeze(1), torch.ones_like(rewards).unsqueeze(1), metrics], dim=1)
+        self.running += torch.where(self.is_state, step * ongoing, step)
+        self.state_steps += ongoing
+        counted = dones if self.episodes_per_env is None else dones & (self.episodes < self.episodes_per_env)
+        self._close(counted)
+        self.running[dones] = 0.0
+        self.state_steps[dones] = 0.0
+
+    def _close(self, mask: torch.Tensor, cut: bool = False) -> None:
+        episode = torch.where(self.is_state, self.running / self.state_steps.clamp_min(1.0), self.running)
+        self.totals += episode * mask.float().unsqueeze(1)
+        self.episodes += mask.float()
+        if self.log is not None:
+            capacity = len(self.log) - 1
+            index = (self.logged + torch.cumsum(mask.long(), 0) - 1).clamp_max(capacity)
+            index = torch.where(mask, index, capacity)
+            rows = torch.cat([self.env_ids, torch.full_like(self.env_ids, float(cut)), episode], dim=1)
+            self.log.index_copy_(0, index, rows)
+            self.logged += mask.sum()
+
+    def close_running(self) -> None:
+        """Count the episodes still running as finished (an evaluation that ends before they do)."""
+        running = self.running[:, 1] > 0
+        if self.episodes_per_env is not None:
+            running &= self.episodes < self.episodes_per_env
+        self._close(running, cut=True)
+        self.running.zero_()
+        self.state_steps.zero_()
+
+    def summary(self, env_ids: slice | torch.Tensor | None = None) -> dict[str, float]:
+        """Mean of each metric over the counted episodes of ``env_ids`` (all by default), with ``episodes``; empty
+        when no episode has finished."""
+        rows = slice(None) if env_ids is None else env_ids
+        count = self.episodes[rows].sum()
+        values = torch.cat([(self.totals[rows].sum(0) / count.clamp_min(1.0)), count.unsqueeze(0)]).tolist()
+        if values[-1] == 0:
+            return {}
+        return {**dict(zip(self.names, values[:-1])), "episodes": values[-1]}
+
+    def episode_log(self) -> list[dict[str, float]]:
+        """The logged episodes in the order they ended: ``env``, ``cut`` (still running when the rollout ended) and
+        every metric."""
+        count = min(int(self.logged), len(self.log) - 1)
+        columns = ["env", "cut", *self.names]
+        return [dict(zip(columns, row)) for row in self.log[:count].tolist()]
+
+    def reset_totals(self) -> None:
+        """Forget the finished episodes (training: after each iteration's log); running episodes go on."""
+        self.totals.zero_()
+        self.episodes.zero_()

@@ -1,0 +1,78 @@
+"""Periodic evaluation during training: the deterministic policy on separate environments, every K iterations.
+
+Separate environments rather than the training ones with their state saved and restored: an Isaac Lab environment's
+state is spread over the physics model, every manager (command timers and targets, event intervals, curriculum,
+observation noise and history buffers) and the randomised dynamics, and nothing restores all of it exactly; a run whose
+training episodes were cut by evaluations would also learn from different data than one without them. The evaluation
+environment is the task's ``-Play`` variant in its own simulation process (Isaac Lab runs one simulation per
+process), reset with the same seed before every evaluation, so two evaluations of the same weights are the same.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import torch
+
+from isaaclab.utils import configclass
+
+from .metrics import STATE, EpisodeAccumulator
+from .rollout import rollout
+
+
+@configclass
+class PeriodicEvalCfg:
+    """Evaluation every ``interval`` iterations (0: never) of ``num_envs`` first episodes under a fixed seed."""
+
+    interval: int = 50
+    """Iterations between evaluations; 0 switches evaluation off (the CPU profile's default, see its docstring)."""
+    num_envs: int = 32
+    seed: int = 20261123
+    """Reset seed of every evaluation: each one sees the same commands, dynamics and initial states."""
+
+
+class PeriodicEvaluator:
+    """Runs one deterministic evaluation of a policy on its own environment and returns the episode metrics."""
+
+    def __init__(self, env, cfg: PeriodicEvalCfg, device: str) -> None:
+        self.env = env
+        self.cfg = cfg
+        self.device = device
+
+    def evaluate(self, policy, policy_metrics=None, policy_metric_names: tuple[str, ...] = ()) -> dict[str, float]:
+        """Metrics of each environment's first episode (those still running at the time limit included);
+        ``policy_metrics(obs) -> [N, K]`` adds the policy's own (``policy_metric_names``, e.g. PPO-ROA's latent
+        error)."""
+        env = self.env
+        obs = env.reset(seed=self.cfg.seed).to(self.device)
+        kinds = {**env.metric_kinds, **{name: STATE for name in policy_metric_names}}
+        accumulator = EpisodeAccumulator(kinds, env.num_envs, self.device, episodes_per_env=1)
+        with torch.inference_mode():
+            rollout(env, policy, int(env.max_episode_length), obs, accumulator, policy_metrics=policy_metrics,
+                    device=self.device)
+        accumulator.close_running()
+        return accumulator.summary()
+
+
+@contextlib.contextmanager
+def periodic_evaluation(task: str, env_cfg, agent_cfg):
+    """A :class:`PeriodicEvaluator` for training ``task`` with ``agent_cfg`` (None when its evaluation interval is 0),
+    over the task's ``-Play`` variant with ``agent_cfg.evaluation.num_envs`` environments in one extra process."""
+    cfg: PeriodicEvalCfg | None = getattr(agent_cfg, "evaluation", None)
+    if cfg is None or cfg.interval <= 0:
+        yield None
+        return
+    from locolab.cpu_profile import set_physics_step
+    from locolab.envs import load_task_cfgs, play_variant
+    from locolab.envs.multiprocess import SubprocessVecEnv
+    from locolab.runners.build import wrap_for_agent
+
+    eval_task = play_variant(task)
+    eval_cfg, _ = load_task_cfgs(eval_task, num_envs=cfg.num_envs, device=env_cfg.sim.device, seed=cfg.seed)
+    eval_cfg.sim.physics.num_substeps = env_cfg.sim.physics.num_substeps  # the physics the policy trains in
+    set_physics_step(eval_cfg, env_cfg.sim.dt, env_cfg.decimation)
+    env = SubprocessVecEnv(eval_task, eval_cfg, 1, clip_actions=agent_cfg.clip_actions)
+    try:
+        yield PeriodicEvaluator(wrap_for_agent(env, agent_cfg), cfg, agent_cfg.device)
+    finally:
+        env.close()
