@@ -88,6 +88,8 @@ class randomize_dynamics(ManagerTermBase):
         self.low, self.high = torch.tensor(bounds, device=self.device).T
         self.values = torch.empty(self.num_envs, len(self.names), device=self.device)
         """Applied values, one row per environment, columns named by :attr:`names`."""
+        self.fixed = torch.full_like(self.values, float("nan"))
+        """Per-environment values that replace the samples where not NaN (evaluation sweeps, :meth:`fix`)."""
         self.range_scale = 1.0
         """Fraction of each range sampled, around its midpoint (a curriculum lowers it; 1: the configured ranges).
         The privileged observation keeps mapping the configured ranges to [-1, 1]."""
@@ -122,8 +124,28 @@ class randomize_dynamics(ManagerTermBase):
             middle = (self.low + self.high) / 2
             self.apply(env_ids, middle + self.range_scale * (sample - middle))
 
+    def fix(self, name: str, values: torch.Tensor) -> None:
+        """Hold parameter ``name`` (a column of :attr:`names`; ``motor_strength`` sets every motor) at ``values``
+        (one per environment, NaN: sample) from the next reset on."""
+        columns = [i for i, column in enumerate(self.names) if column == name or column.startswith(f"{name}/")]
+        if not columns:
+            raise ValueError(f"randomize_dynamics has no parameter '{name}': {self.names}.")
+        self.fixed[:, columns] = values.to(self.device, torch.float).unsqueeze(1)
+
+    def read_back(self) -> dict[str, torch.Tensor]:
+        """Friction, payload and motor strength of every environment as the simulator holds them now (shape
+        friction, base mass minus the asset's, the DC motors' torque limit over its default; joints averaged)."""
+        base_mass = self.robot.data.body_mass.torch[:, self.base_ids] - self._default_mass
+        strengths = [read_group_parameter(self._actuators, group, "clamping", "max_motor_effort")
+                     / self._defaults[(group, "clamping", "max_motor_effort")] for group in self._actuators]
+        return {"friction": self._friction.clone(), "added_base_mass": base_mass[:, 0].clone(),
+                "motor_strength": torch.cat(strengths, dim=1).mean(dim=1)}
+
     def apply(self, env_ids: torch.Tensor, values: torch.Tensor) -> None:
-        """Write ``values`` (one row per environment in ``env_ids``, columns named by :attr:`names`) into the sim."""
+        """Write ``values`` (one row per environment in ``env_ids``, columns named by :attr:`names`) into the sim;
+        :attr:`fixed` values win."""
+        fixed = self.fixed[env_ids]
+        values = torch.where(torch.isnan(fixed), values, fixed)
         self.values[env_ids] = values
         friction, mass, com = values[:, 0], values[:, 1], values[:, 2:5]
         strength, kp_scale, kd_scale = values[:, 5:-2], values[:, -2:-1], values[:, -1:]

@@ -1,0 +1,111 @@
+"""``eval.py``: several checkpoints' policies over robustness sweeps, in one environment, into one report.
+
+Every (checkpoint, policy) pair runs the same grid on the same environments with the same reset seed, through
+:func:`locolab.eval.evaluate.evaluate_policy` (the rollout and metrics of training and ``play.py``); each grid point's
+metrics are its slice's first episodes. A PPO-ROA finetune checkpoint gives its teacher and its student unless
+``policy`` picks one, so a blind PPO run and a ROA run make the usual three-way comparison.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from .report import write_report
+from .sweeps import GridPoint, apply_grid, plan_grid, prepare_env_cfg, read_back, sweep_infos
+
+
+@dataclass(frozen=True)
+class PolicyToEvaluate:
+    checkpoint: Path
+    agent: str
+    phase: str
+    policy: str
+    label: str
+    """How the report names it: ``<agent> <policy>``, numbered when several checkpoints give the same kind."""
+
+
+def policies_to_evaluate(checkpoints: list[Path], requested: str | None) -> tuple[str, list[PolicyToEvaluate]]:
+    """The training task shared by ``checkpoints`` and the policies they hold; a ValueError when the tasks differ or
+    a policy choice does not apply (checked before any environment is built)."""
+    from locolab.runners import checkpoint_policy, read_checkpoint
+
+    tasks, chosen = {}, []
+    for path in checkpoints:
+        saved = read_checkpoint(path)
+        tasks[path] = saved.get("task")
+        agent, phase, default = checkpoint_policy(saved, requested)
+        names = [default] if agent == "ppo" or requested or phase == "train" else ["teacher", "student"]
+        chosen += [PolicyToEvaluate(path, agent, phase, name, f"{agent} {name}") for name in names]
+    if len(set(tasks.values())) > 1:
+        listed = ", ".join(f"'{path}' is {task}" for path, task in tasks.items())
+        raise ValueError(f"checkpoints of different tasks cannot share a report ({listed}): evaluate each task "
+                         "separately.")
+    task = next(iter(tasks.values()))
+    if task is None:
+        raise ValueError(f"checkpoint '{checkpoints[0]}' does not record its task: retrain it with this LocoLab.")
+    labels = [p.label for p in chosen]
+    if len(set(labels)) < len(labels):  # the same kind of policy from several checkpoints: tell them apart
+        chosen = [replace(p, label=f"{p.label} #{i}") for i, p in enumerate(chosen, start=1)]
+    return task, chosen
+
+
+def evaluate_robustness(checkpoints: list[Path], sweeps: list[str], episodes: int, out_dir: Path, device: str,
+                        seed: int, policy: str | None = None, seconds: float | None = None,
+                        grids: dict | None = None, step_csv: bool = False) -> Path:
+    """Evaluate the checkpoints' policies over ``sweeps`` and write ``out_dir``'s results.csv, plots and report.md
+    (and with ``step_csv`` one row per env per step in ``out_dir/steps/``); returns the report's path."""
+    from locolab.envs import load_task_cfgs, open_env, play_variant
+    from locolab.eval.evaluate import evaluate_policy
+    from locolab.runners import load_policy
+    from locolab.tasks import AGENT_ENTRY_POINTS
+
+    train_task, chosen = policies_to_evaluate(checkpoints, policy)
+    train_cfg, _ = load_task_cfgs(train_task, device=device)
+    infos = sweep_infos(train_cfg)
+    points = plan_grid(sweeps, episodes, infos, grids)
+    task = play_variant(train_task)
+    env_cfg, _ = load_task_cfgs(task, device=device, seed=seed)
+    prepare_env_cfg(env_cfg, points)
+    rows = []
+    with open_env(task, env_cfg) as env:
+        unwrapped = env.unwrapped
+        steps = int(env.unwrapped.max_episode_length) if seconds is None else round(seconds / unwrapped.step_dt)
+        for choice in chosen:
+            _, agent_cfg = load_task_cfgs(task, AGENT_ENTRY_POINTS[(choice.agent, choice.phase)], device=device)
+            runner, actor = load_policy(env, agent_cfg, choice.checkpoint, choice.policy)
+            apply_grid(unwrapped, points)
+            print(f"[LocoLab] Evaluating {choice.label} ({choice.checkpoint}) on {len(points)} grid points x "
+                  f"{episodes} envs, {steps} steps", flush=True)
+            evaluation = evaluate_policy(runner.env, actor, steps, alg=runner.alg, seed=seed, episodes_per_env=1,
+                                         record_steps=step_csv)
+            for point, value in zip(points, read_back(unwrapped, points)):
+                rows.append({"policy": choice.label, "checkpoint": str(choice.checkpoint), "sweep": point.sweep,
+                             "value": point.value, "value_read_back": value,
+                             "in_training_range": _inside(value, infos[point.sweep].training_range),
+                             **evaluation.summary(point.envs)})
+            if step_csv:
+                write_step_csv(evaluation.record, points, out_dir / "steps" / f"{choice.label.replace(' ', '_')}.csv")
+    return write_report(rows, {name: infos[name] for name in sweeps}, out_dir)
+
+
+def _inside(value: float, bounds: tuple[float, float]) -> bool:
+    low, high = bounds
+    return low - 1e-6 <= value <= high + 1e-6
+
+
+def write_step_csv(record, points: list[GridPoint], path: Path) -> None:
+    """One row per environment per step: the step, the env, its grid point, reward, done and every metric."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    values = record.values[:record.steps].cpu()
+    grid = {}
+    for point in points:
+        for env_id in range(point.start, point.stop):
+            grid[env_id] = (point.sweep, point.value)
+    with path.open("w", newline="") as file:
+        writer = csv.writer(file)
+        writer.writerow(["step", "env", "sweep", "value", *record.names])
+        for step, row in enumerate(values.tolist()):
+            for env_id, env_values in enumerate(row):
+                writer.writerow([step, env_id, *grid[env_id], *env_values])
