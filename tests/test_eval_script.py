@@ -1,0 +1,104 @@
+"""scripts/eval.py on CPU-trained checkpoints: a full small report, read-back values, repeatability, step CSV, and
+clear errors for bad arguments."""
+
+from __future__ import annotations
+
+import csv
+import math
+
+import pytest
+from conftest import run_script
+
+from locolab.eval.report import read_results_csv
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+SHORT = ("--device", "cpu", "--episodes", "1", "--seconds", "4", "--seed", "5")
+
+
+@pytest.fixture(scope="module")
+def report(trained_run, roa_runs, tmp_path_factory):
+    """PPO (blind) plus a PPO-ROA finetune run (teacher and student), every sweep, one env per grid point, 4 s."""
+    out = tmp_path_factory.mktemp("report")
+    result = run_script("eval.py", "--checkpoint", str(trained_run), str(roa_runs["student"]), *SHORT,
+                        "--step_csv", "--out", str(out), timeout=1800)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return out
+
+
+@pytest.mark.slow
+def test_report_compares_every_policy_on_every_sweep(report):
+    rows = read_results_csv(report / "results.csv")
+    assert {row["policy"] for row in rows} == {"ppo policy", "roa teacher", "roa student"}
+    assert {row["sweep"] for row in rows} == {"friction", "payload", "motor", "push", "command"}
+    # values outside the training ranges are part of the grid
+    values = {(row["sweep"], row["value"]) for row in rows}
+    assert {("friction", 0.1), ("payload", 5.0), ("motor", 0.6), ("push", 1.5)} <= values
+    assert not all(row["in_training_range"] for row in rows)
+    assert all(math.isnan(row["latent_error"]) for row in rows if row["policy"] == "ppo policy")
+    assert all(row["latent_error"] >= 0 for row in rows if row["policy"].startswith("roa"))
+    markdown = (report / "report.md").read_text()
+    for sweep in ("friction", "payload", "motor", "push", "command"):
+        png = report / "plots" / f"{sweep}.png"
+        assert png.read_bytes().startswith(PNG_SIGNATURE)
+        assert f"(plots/{sweep}.png)" in markdown
+    for policy in ("ppo policy", "roa teacher", "roa student"):
+        assert policy in markdown
+
+
+@pytest.mark.slow
+def test_swept_values_are_read_back_from_the_simulator(report):
+    for row in read_results_csv(report / "results.csv"):
+        if row["sweep"] == "push" and row["value"] > 0:
+            # a 4 s run sees one push (every 3 s): the velocity change the articulation received
+            assert row["value_read_back"] == pytest.approx(row["value"], rel=1e-3)
+        else:
+            assert row["value_read_back"] == pytest.approx(row["value"], abs=1e-5)
+        if row["sweep"] == "command":
+            assert row["command_x"] == pytest.approx(row["value"], abs=1e-5)  # the episode's command, every step
+
+
+@pytest.mark.slow
+def test_the_step_csv_has_one_row_per_env_per_step(report):
+    num_points = len({(row["sweep"], row["value"]) for row in read_results_csv(report / "results.csv")})
+    for name in ("ppo_policy", "roa_teacher", "roa_student"):
+        with (report / "steps" / f"{name}.csv").open() as file:
+            rows = list(csv.DictReader(file))
+        assert len(rows) == 200 * num_points  # 4 s at 50 Hz, one env per grid point
+        assert {"step", "env", "sweep", "value", "reward", "done", "lin_vel_error",
+                "reward/track_lin_vel_xy_exp"} <= set(rows[0])
+
+
+@pytest.mark.slow
+def test_same_seed_same_results_bit_for_bit(trained_run, tmp_path):
+    outputs = []
+    for name in ("a", "b"):
+        result = run_script("eval.py", "--checkpoint", str(trained_run), "--sweep", "friction", "push",
+                            *SHORT, "--out", str(tmp_path / name))
+        assert result.returncode == 0, result.stderr[-3000:]
+        outputs.append((tmp_path / name / "results.csv").read_text())
+    assert outputs[0] == outputs[1]
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("--sweep", "gravity"), "unknown sweep 'gravity'"),
+    (("--sweep", "friction", "--grid", "friction="), "--grid friction: the grid is empty"),
+    (("--sweep", "friction", "--grid", "payload=1,2"), "--grid names payload, which --sweep does not include"),
+    (("--episodes", "0"), "--episodes must be at least 1"),
+])
+def test_bad_arguments_are_one_line_errors(trained_run, args, message):
+    result = run_script("eval.py", "--checkpoint", str(trained_run), "--device", "cpu", *args)
+    assert result.returncode == 2
+    assert message in result.stderr and "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_checkpoints_of_different_tasks_cannot_share_a_report(trained_run, tmp_path):
+    import torch
+
+    other = tmp_path / "model_0.pt"
+    saved = torch.load(trained_run / "model_2.pt", weights_only=False)
+    saved["task"] = "LocoLab-Velocity-Rough-Go2"
+    torch.save(saved, other)
+    result = run_script("eval.py", "--checkpoint", str(trained_run), str(other), "--device", "cpu")
+    assert result.returncode == 2 and "checkpoints of different tasks cannot share a report" in result.stderr
+    assert "Traceback" not in result.stderr
