@@ -11,10 +11,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-import torch
-
-from isaaclab.envs.mdp.commands.velocity_command import UniformVelocityCommand
-
 COMMAND_NAME = "base_velocity"
 
 
@@ -47,23 +43,3 @@ def fix_velocity_command(env_cfg, command: Sequence[float]) -> None:
     cfg.ranges.lin_vel_y = (vy, vy)
     cfg.ranges.ang_vel_z = (wz, wz)
 
-
-class SweptVelocityCommand(UniformVelocityCommand):
-    """Isaac Lab's uniform velocity command with environments that can each be held at their own fixed command.
-
-    Evaluation sweeps give each slice of the environments one command; ``fix_velocity_command`` (one command for
-    all) cannot. Where :attr:`fixed` is not NaN, a resample writes it (no heading control, no standing).
-    """
-
-    def __init__(self, cfg, env) -> None:
-        super().__init__(cfg, env)
-        self.fixed = torch.full((self.num_envs, 3), float("nan"), device=self.device)
-        """(vx, vy, wz) per environment; NaN rows sample as Isaac Lab does."""
-
-    def _resample_command(self, env_ids) -> None:
-        super()._resample_command(env_ids)
-        fixed = self.fixed[env_ids]
-        held = ~torch.isnan(fixed[:, 0])
-        self.vel_command_b[env_ids] = torch.where(held.unsqueeze(1), fixed, self.vel_command_b[env_ids])
-        self.is_heading_env[env_ids] &= ~held
-        self.is_standing_env[env_ids] &= ~held

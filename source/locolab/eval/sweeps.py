@@ -15,10 +15,7 @@ from dataclasses import dataclass
 
 import torch
 
-from isaaclab.managers import EventTermCfg
-
-from locolab.envs.commands import COMMAND_NAME, SweptVelocityCommand, fix_velocity_command
-from locolab.envs.mdp import push_at_speed
+from locolab.envs.commands import COMMAND_NAME, fix_velocity_command
 
 from .report import SweepInfo
 
@@ -121,6 +118,11 @@ def plan_grid(sweeps: list[str], episodes: int, infos: dict[str, SweepInfo],
 def prepare_env_cfg(env_cfg, points: list[GridPoint]) -> None:
     """Make an evaluation (``-Play``) config ready for :func:`apply_grid`, in place: the nominal command everywhere
     (per-environment commands possible), and a per-environment push event when pushes are swept."""
+    from isaaclab.managers import EventTermCfg
+
+    from locolab.envs.mdp import push_at_speed
+    from locolab.envs.swept_command import SweptVelocityCommand
+
     env_cfg.scene.num_envs = points[-1].stop
     fix_velocity_command(env_cfg, NOMINAL_COMMAND)
     getattr(env_cfg.commands, COMMAND_NAME).class_type = SweptVelocityCommand
