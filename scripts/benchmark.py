@@ -16,7 +16,7 @@ simulation is timed under both physics settings (``sim_random_actions_steps_per_
 ``sim_stock_physics_steps_per_s`` with the task's), and ``*_cores_used`` is each trainer's CPU time over its wall
 time (1.0 = one core busy).
 
-    python scripts/benchmark.py --time_to_walk --max_minutes 90            # minutes and samples to walking, PPO
+    python scripts/benchmark.py --time_to_walk --max_minutes 180            # minutes and samples to walking, PPO
     python scripts/benchmark.py --time_to_walk --train_args "--agent roa"   # the PPO-ROA teacher
 
 ``--time_to_walk`` trains instead (locolab.eval.time_to_walk): every checkpoint, as it is written, is played under the
@@ -56,7 +56,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--repeats", type=int, default=1, help="runs of each trainer, alternating")
     parser.add_argument("--output", default=None, help="also write the JSON here")
     parser.add_argument("--time_to_walk", action="store_true", help="train until a checkpoint walks (see above)")
-    parser.add_argument("--max_minutes", type=float, default=90.0, help="--time_to_walk: give up after this long")
+    parser.add_argument("--max_minutes", type=float, default=180.0, help="--time_to_walk: give up after this long")
     parser.add_argument("--train_args", default="", help="--time_to_walk: more train.py arguments, one string")
     parser.add_argument("--log_root", default="logs/time_to_walk", help="--time_to_walk: where the run goes")
     parser.add_argument("--sim_only", choices=("profile", "stock"), default=None, help=argparse.SUPPRESS)
