@@ -37,7 +37,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     from locolab.envs import MissingAssetError, resolve_device
-    from locolab.eval.robustness import evaluate_robustness, policies_to_evaluate
+    from locolab.eval.robustness import evaluate_robustness
     from locolab.eval.sweeps import parse_grid_overrides, parse_sweeps
     from locolab.runners import CheckpointError, resolve_checkpoint
 
@@ -51,7 +51,6 @@ def main(argv: list[str] | None = None) -> int:
         if unswept := sorted(set(grids) - set(sweeps)):
             raise ValueError(f"--grid names {', '.join(unswept)}, which --sweep does not include.")
         checkpoints = [resolve_checkpoint(path).resolve() for path in args.checkpoint]
-        policies_to_evaluate(checkpoints, args.policy)  # fail before the environment is built
         device = resolve_device(args.device)
         report = evaluate_robustness(checkpoints, sweeps, args.episodes, Path(args.out), device, args.seed,
                                      policy=args.policy, seconds=args.seconds, grids=grids, step_csv=args.step_csv)

@@ -42,4 +42,3 @@ def fix_velocity_command(env_cfg, command: Sequence[float]) -> None:
     cfg.ranges.lin_vel_x = (vx, vx)
     cfg.ranges.lin_vel_y = (vy, vy)
     cfg.ranges.ang_vel_z = (wz, wz)
-

@@ -13,6 +13,8 @@ import torch
 from rsl_rl.env import VecEnv
 from tensordict import TensorDict
 
+from .vec_env_wrapper import VecEnvWrapper
+
 
 class ProprioHistory:
     """A ``(num_envs, length, obs_dim)`` buffer of observations, newest last."""
@@ -39,34 +41,18 @@ class ProprioHistory:
         return self.buffer
 
 
-class ProprioHistoryWrapper(VecEnv):
+class ProprioHistoryWrapper(VecEnvWrapper):
     """Adds the observation ``name`` = the last ``length`` observations of group ``source`` to an rsl_rl VecEnv."""
 
     def __init__(self, env: VecEnv, length: int, source: str = "policy", name: str = "history") -> None:
-        self.env = env
+        super().__init__(env)
         self.source = source
         self.name = name
-        self.num_envs = env.num_envs
-        self.num_actions = env.num_actions
-        self.max_episode_length = env.max_episode_length
-        self.device = env.device
         self.history = ProprioHistory(length)
         observations = env.get_observations()
         if source not in observations.keys():
             raise ValueError(f"history source '{source}' is not an observation group: {list(observations.keys())}.")
         self.history.reset(observations[source])
-
-    @property
-    def cfg(self):
-        return self.env.cfg
-
-    @property
-    def episode_length_buf(self) -> torch.Tensor:
-        return self.env.episode_length_buf
-
-    @episode_length_buf.setter
-    def episode_length_buf(self, value: torch.Tensor) -> None:
-        self.env.episode_length_buf = value
 
     def get_observations(self) -> TensorDict:
         observations = self.env.get_observations()
@@ -83,7 +69,3 @@ class ProprioHistoryWrapper(VecEnv):
         observations, rewards, dones, extras = self.env.step(actions)
         observations[self.name] = self.history.push(observations[self.source], dones)
         return observations, rewards, dones, extras
-
-    def __getattr__(self, name: str):
-        """Everything else (``unwrapped``, ``close``, ``seed``, ...) is the wrapped environment's."""
-        return getattr(self.env, name)

@@ -6,8 +6,8 @@ Here each worker process builds the task with ``num_envs / num_workers`` robots 
 randomisation per slice) behind Isaac Lab's ``RslRlVecEnvWrapper``; the trainer's process only runs the policy and
 the learning. Actions, observations (every group), rewards, dones and time-outs travel through shared-memory tensors
 (no pickling per step), and so do the episode metrics each worker computes after every step
-(:func:`locolab.eval.metrics.step_metric_values`, returned as ``extras["metrics"]``); the only per-step message is a short command and, back, each worker's episode log (floats),
-averaged over the workers that report a key. An exception in a worker is raised in the trainer with the worker's
+(:func:`locolab.eval.metrics.step_metric_values`, returned as ``extras["metrics"]``); the only per-step message is a
+short command and, back, each worker's episode log (floats), averaged over the workers that report a key. An exception in a worker is raised in the trainer with the worker's
 traceback; workers exit when the trainer closes the environment or dies.
 """
 
@@ -55,7 +55,7 @@ def _worker(conn, task: str, env_cfg, clip_actions: float | None, start: int, st
         import locolab.tasks  # noqa: F401  (registers the tasks in this process)
         from locolab.envs.factory import open_env
         from locolab.envs.symmetry import MirrorMaps
-        from locolab.eval.metrics import metric_terms, step_metric_values
+        from locolab.eval.metrics import metric_kinds, metric_terms, step_metric_values
 
         env_cfg.scene.num_envs = stop - start
         with open_env(task, env_cfg) as env:
@@ -73,7 +73,7 @@ def _worker(conn, task: str, env_cfg, clip_actions: float | None, start: int, st
                 "max_episode_length": int(vec.max_episode_length),
                 "joint_names": {name: list(robot.joint_names) for name, robot in unwrapped.scene.articulations.items()},
                 "mirror": mirror,
-                "metric_kinds": {name: term.kind for name, term in terms.items()},
+                "metric_kinds": metric_kinds(terms),
             }))
             _, buffers = conn.recv()
             rows = slice(start, stop)

@@ -23,6 +23,8 @@ from isaaclab.utils import configclass
 
 from rsl_rl.env import VecEnv
 
+from locolab.envs.vec_env_wrapper import VecEnvWrapper
+
 STATE, STEP = "state", "step"
 """Metric kinds. ``state``: a property of the state after a step, averaged over the episode's steps (the step that
 ends an episode is left out: its state after the step is already the next episode's reset state). ``step``: summed
@@ -138,31 +140,19 @@ def step_metric_values(env, terms: dict[str, MetricTermCfg]) -> torch.Tensor:
     return torch.stack(columns, dim=1).float()
 
 
-class EpisodeMetricsWrapper(VecEnv):
-    """Adds ``extras["metrics"]`` ([N, M], columns :attr:`metric_names`) to each step of an rsl_rl VecEnv over one
+def metric_kinds(terms: dict[str, MetricTermCfg]) -> dict[str, str]:
+    """Each metric column's kind, in column order: what an accumulator of these terms needs."""
+    return {name: term.kind for name, term in terms.items()}
+
+
+class EpisodeMetricsWrapper(VecEnvWrapper):
+    """Adds ``extras["metrics"]`` ([N, M], columns :attr:`metric_kinds`) to each step of an rsl_rl VecEnv over one
     in-process Isaac Lab env."""
 
     def __init__(self, env: VecEnv) -> None:
-        self.env = env
-        self.num_envs, self.num_actions = env.num_envs, env.num_actions
-        self.max_episode_length, self.device = env.max_episode_length, env.device
+        super().__init__(env)
         self.terms = metric_terms(env.unwrapped)
-        self.metric_kinds = {name: term.kind for name, term in self.terms.items()}
-
-    @property
-    def cfg(self):
-        return self.env.cfg
-
-    @property
-    def episode_length_buf(self) -> torch.Tensor:
-        return self.env.episode_length_buf
-
-    @episode_length_buf.setter
-    def episode_length_buf(self, value: torch.Tensor) -> None:
-        self.env.episode_length_buf = value
-
-    def get_observations(self) -> TensorDict:
-        return self.env.get_observations()
+        self.metric_kinds = metric_kinds(self.terms)
 
     def reset(self, seed: int | None = None) -> TensorDict:
         """Reset every environment, seeding Isaac Lab's random generators with ``seed`` first (when given)."""
@@ -173,9 +163,6 @@ class EpisodeMetricsWrapper(VecEnv):
         observations, rewards, dones, extras = self.env.step(actions)
         extras["metrics"] = step_metric_values(self.env.unwrapped, self.terms)
         return observations, rewards, dones, extras
-
-    def __getattr__(self, name: str):
-        return getattr(self.env, name)
 
 
 BUILT_IN = ("return", "length")

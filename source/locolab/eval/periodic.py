@@ -12,12 +12,9 @@ from __future__ import annotations
 
 import contextlib
 
-import torch
-
 from isaaclab.utils import configclass
 
-from .metrics import STATE, EpisodeAccumulator
-from .rollout import rollout
+from .evaluate import evaluate_policy
 
 
 @configclass
@@ -34,24 +31,16 @@ class PeriodicEvalCfg:
 class PeriodicEvaluator:
     """Runs one deterministic evaluation of a policy on its own environment and returns the episode metrics."""
 
-    def __init__(self, env, cfg: PeriodicEvalCfg, device: str) -> None:
+    def __init__(self, env, cfg: PeriodicEvalCfg) -> None:
         self.env = env
         self.cfg = cfg
-        self.device = device
 
-    def evaluate(self, policy, policy_metrics=None, policy_metric_names: tuple[str, ...] = ()) -> dict[str, float]:
-        """Metrics of each environment's first episode (those still running at the time limit included);
-        ``policy_metrics(obs) -> [N, K]`` adds the policy's own (``policy_metric_names``, e.g. PPO-ROA's latent
-        error)."""
-        env = self.env
-        obs = env.reset(seed=self.cfg.seed).to(self.device)
-        kinds = {**env.metric_kinds, **{name: STATE for name in policy_metric_names}}
-        accumulator = EpisodeAccumulator(kinds, env.num_envs, self.device, episodes_per_env=1)
-        with torch.inference_mode():
-            rollout(env, policy, int(env.max_episode_length), obs, accumulator, policy_metrics=policy_metrics,
-                    device=self.device)
-        accumulator.close_running()
-        return accumulator.summary()
+    def evaluate(self, policy, alg=None) -> dict[str, float]:
+        """Metrics of each environment's first episode (those still running at the time limit included), with the
+        policy's own metrics when ``alg`` (the algorithm it belongs to) has them (PPO-ROA's latent error)."""
+        evaluation = evaluate_policy(self.env, policy, int(self.env.max_episode_length), alg=alg, seed=self.cfg.seed,
+                                     episodes_per_env=1)
+        return evaluation.summary()
 
 
 @contextlib.contextmanager
@@ -73,6 +62,6 @@ def periodic_evaluation(task: str, env_cfg, agent_cfg):
     set_physics_step(eval_cfg, env_cfg.sim.dt, env_cfg.decimation)
     env = SubprocessVecEnv(eval_task, eval_cfg, 1, clip_actions=agent_cfg.clip_actions)
     try:
-        yield PeriodicEvaluator(wrap_for_agent(env, agent_cfg), cfg, agent_cfg.device)
+        yield PeriodicEvaluator(wrap_for_agent(env, agent_cfg), cfg)
     finally:
         env.close()

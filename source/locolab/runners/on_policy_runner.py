@@ -136,8 +136,7 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
         start = time.time()
         self.alg.eval_mode()
         try:
-            summary = self.evaluator.evaluate(self.alg.get_policy(), getattr(self.alg, "policy_metrics", None),
-                                              getattr(self.alg, "policy_metric_names", ()))
+            summary = self.evaluator.evaluate(self.alg.get_policy(), self.alg)
         finally:
             self.alg.train_mode()
         summary["seconds"] = time.time() - start
