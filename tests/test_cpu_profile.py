@@ -53,7 +53,7 @@ def test_roa_phases_take_their_iterations_and_regulariser_window(phase, iteratio
     assert agent_cfg.max_iterations == getattr(profile, iterations)
     assert tuple(agent_cfg.algorithm.reg_lambda_window) == tuple(profile.roa_reg_lambda_window)
     assert agent_cfg.algorithm.learning_rate == profile.learning_rate
-    assert getattr(agent_cfg.algorithm, "symmetry_cfg", None) is None  # PPO-ROA refuses rsl_rl's symmetry
+    assert (agent_cfg.algorithm.symmetry_cfg is not None) == profile.symmetry_augmentation  # PPO-ROA takes it too
 
 
 def test_effective_settings_read_the_configs_after_overrides():

@@ -284,3 +284,50 @@ def test_the_regulariser_pulls_the_teachers_latent_toward_the_adaptation_estimat
     without = latent_distance_after_one_update(0.0)
     with_regulariser = latent_distance_after_one_update(5.0)
     assert with_regulariser < 0.8 * without
+
+
+def identity_mirror(env, obs=None, actions=None):
+    """A 'mirror' that maps every sample to itself, recording the minibatches it is given."""
+    identity_mirror.calls.append(None if obs is None else (obs.batch_size[0], sorted(obs.keys())))
+    return (None if obs is None else torch.cat([obs, obs])), (None if actions is None else torch.cat([actions, actions]))
+
+
+@pytest.mark.parametrize("phase", ["train", "finetune"])
+def test_symmetry_augmentation_gives_each_ppo_minibatch_its_mirror_images_and_keeps_the_loss_of_the_originals(phase):
+    """With a mirror that maps each sample to itself, the doubled minibatches have the same mean losses, so the
+    policy and critic update equals the one without augmentation; the augmentation sees every PPO minibatch, without
+    the stored z_hat. (The adaptation epochs are left out: sampling the doubled batch's actions draws more random
+    numbers, so their minibatches are shuffled differently.)"""
+    results = []
+    for symmetry in (None, {"use_data_augmentation": True, "data_augmentation_func": identity_mirror}):
+        identity_mirror.calls = []
+        alg, env = build(phase=phase, symmetry_cfg=symmetry)
+        alg.updates = 1_000  # lambda at its maximum: the regulariser is part of the loss
+        rollout(alg, env)
+        losses = alg.update()
+        results.append((losses, snapshot(alg.policy), snapshot(alg.critic), alg.learning_rate))
+    calls = identity_mirror.calls
+    assert len(calls) == alg.num_learning_epochs * alg.num_mini_batches  # PPO epochs only, not adaptation's
+    assert all(size == NUM_ENVS * NUM_STEPS // 2 and "z_hat" not in keys for size, keys in calls)
+    (plain, policy, critic, lr), (augmented, policy_aug, critic_aug, lr_aug) = results
+    assert lr == lr_aug
+    for name in ("surrogate", "value", "entropy", "regularization")[:4 if phase == "train" else 3]:
+        assert augmented[name] == pytest.approx(plain[name], rel=1e-4, abs=1e-6), name
+    for before, after in ((policy, policy_aug), (critic, critic_aug)):
+        for key in (key for key in before if not key.startswith("encoder.")):  # finetune's adapt_ema: adaptation's
+            torch.testing.assert_close(after[key], before[key], rtol=1e-4, atol=1e-5)
+
+
+def test_symmetry_augmentation_trains_on_the_mirrored_samples():
+    """A mirror that negates observations and actions adds samples the plain update never sees: the update differs."""
+    def negate(env, obs=None, actions=None):
+        return (None if obs is None else torch.cat([obs, obs.apply(torch.neg)])), \
+            (None if actions is None else torch.cat([actions, -actions]))
+
+    policies = []
+    for symmetry in (None, {"use_data_augmentation": True, "data_augmentation_func": negate}):
+        alg, env = build(symmetry_cfg=symmetry)
+        rollout(alg, env)
+        alg.update()
+        policies.append(snapshot(alg.policy))
+    assert any(not torch.equal(policies[0][key], policies[1][key]) for key in policies[0] if key.startswith("mlp."))

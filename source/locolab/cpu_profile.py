@@ -106,7 +106,7 @@ def apply_cpu_profile(env_cfg, agent_cfg, profile: CpuProfileCfg, num_envs_given
     env_cfg.sim.physics.num_substeps = profile.num_substeps
     set_physics_step(env_cfg, profile.physics_dt, profile.decimation)
     is_roa = hasattr(agent_cfg.algorithm, "reg_lambda_window")
-    if profile.symmetry_augmentation and not is_roa:  # PPO-ROA does not take rsl_rl's symmetry extension
+    if profile.symmetry_augmentation:
         from isaaclab_rl.rsl_rl import RslRlSymmetryCfg
 
         from locolab.envs.symmetry import compute_symmetric_states

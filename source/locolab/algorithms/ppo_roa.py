@@ -11,7 +11,10 @@ time-out bootstrapping (``process_env_step``) and GAE (``compute_returns``) are 
   and actor_adapt, fed z_hat, distils the teacher's action mean, each with its own optimizer; then the EMA update
   (z_hat is adapt_module's estimate, computed once per transition during the rollout and stored with it);
 - phase ``finetune``: the student acts; PPO on actor_adapt + critic; encoder_priv and actor frozen; adapt_module
-  keeps regressing z; EMA update.
+  keeps regressing z; EMA update;
+- rsl_rl's symmetry augmentation (``symmetry_cfg``) in the PPO epochs: each minibatch gets its mirrored copy (every
+  observation group, the history and the privileged terms included), as rsl_rl's PPO does; the regulariser, the KL
+  and the entropy are taken on the original samples (a stored z_hat has no mirror image).
 
 PPO's update is one function with no hook for an extra loss term, so the clipped-surrogate update is written here
 (same losses, clipping, adaptive-KL learning rate and gradient clipping as rsl_rl's).
@@ -26,6 +29,7 @@ from collections.abc import Iterable
 import torch
 from rsl_rl.algorithms import PPO
 from rsl_rl.env import VecEnv
+from rsl_rl.extensions import resolve_symmetry_config
 from rsl_rl.storage import RolloutStorage
 from rsl_rl.utils import reduce_gradients_in_buckets, resolve_class, resolve_obs_groups, resolve_optimizer
 from tensordict import TensorDict
@@ -94,11 +98,11 @@ class PPOROA(PPO):
     ) -> None:
         if phase not in PHASES:
             raise ValueError(f"PPO-ROA phase must be one of {PHASES}, got '{phase}'.")
-        if use_mixed_precision or rnd_cfg or symmetry_cfg:
-            raise ValueError("PPO-ROA supports neither mixed precision, RND nor symmetry augmentation.")
+        if use_mixed_precision or rnd_cfg:
+            raise ValueError("PPO-ROA supports neither mixed precision nor RND.")
         if reg_lambda_window[1] < reg_lambda_window[0]:
             raise ValueError(f"reg_lambda_window {tuple(reg_lambda_window)} must be (start, end) with start <= end.")
-        super().__init__(actor, critic, storage, optimizer=optimizer, **ppo_kwargs)
+        super().__init__(actor, critic, storage, optimizer=optimizer, symmetry_cfg=symmetry_cfg, **ppo_kwargs)
         self.actor_adapt = actor_adapt.to(self.device)
         self.adapt_module = adapt_module.to(self.device)
         self.phase = phase
@@ -191,21 +195,26 @@ class PPOROA(PPO):
         reg_lambda = self.reg_lambda()
         batches = self.storage.mini_batch_generator(self.num_mini_batches, self.num_learning_epochs)
         for batch in batches:
-            obs = batch.observations
-            advantages = batch.advantages
+            size = batch.observations.batch_size[0]
+            z_hat = batch.observations[Z_HAT]
             if self.normalize_advantage_per_mini_batch:
-                advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+                batch.advantages = (batch.advantages - batch.advantages.mean()) / (batch.advantages.std() + 1e-8)
+            if self.symmetry is not None:
+                batch.observations = batch.observations.exclude(Z_HAT)
+                self.symmetry.augment_batch(batch, size)  # originals first, then their mirror images
+            obs = batch.observations
             self.policy(obs, stochastic_output=True)
             log_prob = self.policy.get_output_log_prob(batch.actions)
-            entropy = self.policy.output_entropy.mean()
-            self._adapt_learning_rate(batch.old_distribution_params, self.policy.output_distribution_params)
-            surrogate = clipped_surrogate_loss(log_prob, batch.old_actions_log_prob, advantages, self.clip_param)
+            entropy = self.policy.output_entropy[:size].mean()
+            distribution = tuple(p[:size] for p in self.policy.output_distribution_params)
+            self._adapt_learning_rate(batch.old_distribution_params, distribution)
+            surrogate = clipped_surrogate_loss(log_prob, batch.old_actions_log_prob, batch.advantages, self.clip_param)
             value = value_function_loss(self.critic(obs), batch.values, batch.returns,
                                         self.clip_param if self.use_clipped_value_loss else None)
             loss = surrogate + self.value_loss_coef * value - self.entropy_coef * entropy
             if self.phase == "train":
                 # lambda ||z - sg(z_hat)||: z_hat was stored with the transition, so no gradient reaches adapt_module
-                regularization = reg_lambda * (self.encoder_priv(obs) - obs[Z_HAT]).norm(dim=-1).mean()
+                regularization = reg_lambda * (self.encoder_priv(obs[:size]) - z_hat).norm(dim=-1).mean()
                 loss = loss + regularization
                 sums["regularization"] += regularization.item()
             self._step(self.optimizer, loss, _trainable(self.policy), self.critic.parameters())
@@ -348,6 +357,7 @@ class PPOROA(PPO):
         if cfg.get("torch_compile_mode"):
             raise ValueError("PPO-ROA does not support torch_compile_mode.")
         alg_class, alg_cfg = resolve_class(cfg["algorithm"])
+        alg_cfg = resolve_symmetry_config(alg_cfg, env)
         if alg_cfg.pop("share_cnn_encoders", False):
             raise ValueError("PPO-ROA has no CNN encoders to share (share_cnn_encoders).")
         for required in ("priv", "history"):
