@@ -2,6 +2,10 @@
 
     python scripts/export.py --checkpoint logs/locolab_go2_flat_roa_finetune/<run> [--out DIR] [--which student]
 
+A recurrent policy (``--agent ppo_rnn``) exports with its memory as explicit inputs and outputs (``h_in`` -> ``h_out``,
+an LSTM's ``c_in`` -> ``c_out``; shapes and reset rule in ``policy.json``'s ``recurrent``), checked over the recorded
+sequence with the memory carried between steps and zeroed at each episode end (use ``--steps 200`` or more).
+
 For PPO-ROA the default is the student (``--which student``): actions from the proprioceptive observation and its
 history, with the observation normaliser and adapt_ema inside the graph. ``--which teacher`` exports the privileged
 teacher (inputs ``obs`` and ``priv``: for simulation only). A PPO checkpoint exports its policy (input ``obs``).
@@ -37,25 +41,42 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def record_inputs(runner, model, onnx_model, steps: int):
-    """Run ``model`` deterministically in the runner's environment; keep every input the ONNX graph will see and the
-    live model's actions on them (what the exported file must reproduce)."""
+    """Run ``model`` deterministically in the runner's environment; keep every input the ONNX graph will see, the
+    live model's actions on them (what the exported file must reproduce) and the dones. Half of the environments end
+    their episode halfway through, so the recording crosses a reset (a recurrent model's memory is reset there).
+    Inputs are ``[T * N, ...]`` batches, or ``[T, N, ...]`` sequences for a recurrent model."""
     import numpy as np
     import torch
+
+    from locolab.eval.evaluate import recurrent_memory
+    from locolab.eval.rollout import rollout
 
     selectors = {"obs": model.obs_groups}
     if hasattr(model, "encoder"):
         selectors[model.encoder.obs_set] = model.encoder.obs_groups
-    recorded = {name: [] for name in onnx_model.input_names}
-    actions = []
-    with torch.inference_mode():
-        obs = runner.env.get_observations()
-        for _ in range(steps):
-            for name in recorded:
-                recorded[name].append(torch.cat([obs[group] for group in selectors[name]], dim=-1).cpu())
-            actions.append(model(obs))  # the live module, in evaluation mode: its deterministic mean
-            obs, _, _, _ = runner.env.step(actions[-1])
-    inputs = {name: np.ascontiguousarray(torch.cat(batches).numpy()) for name, batches in recorded.items()}
-    return inputs, np.ascontiguousarray(torch.cat(actions).cpu().numpy())
+    env = runner.env
+    ending = env.episode_length_buf.clone()
+    ending[: max(1, env.num_envs // 2)] = max(0, int(env.max_episode_length) - steps // 2)
+    env.episode_length_buf = ending
+    recorded = {name: [] for name in selectors}
+    actions, dones = [], []
+
+    def act(obs):
+        for name in recorded:
+            recorded[name].append(torch.cat([obs[group] for group in selectors[name]], dim=-1).cpu())
+        actions.append(model(obs))  # the live module, in evaluation mode: its deterministic mean
+        return actions[-1]
+
+    with torch.inference_mode(), recurrent_memory(model, fresh=True) as reset_memory:
+        def on_step(obs, rewards, step_dones, extras):
+            dones.append(step_dones.cpu())
+            if reset_memory is not None:
+                reset_memory(obs, rewards, step_dones, extras)
+
+        rollout(env, act, steps, env.get_observations(), on_step=on_step)
+    join = torch.stack if getattr(model, "is_recurrent", False) else torch.cat
+    inputs = {name: np.ascontiguousarray(join(batches).numpy()) for name, batches in recorded.items()}
+    return inputs, np.ascontiguousarray(join(actions).cpu().numpy()), torch.stack(dones).numpy()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -87,7 +108,9 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
 
     from locolab.atomic_files import write_atomically
-    from locolab.export import PARITY_TOLERANCE, ExportError, export_onnx, policy_metadata
+    import numpy as np
+
+    from locolab.export import PARITY_TOLERANCE, ExportError, export_onnx, policy_metadata, recurrent_description
 
     with open_env(task, env_cfg) as env:
         try:
@@ -96,17 +119,20 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {error}", file=sys.stderr)
             return 2
         onnx_model = model.as_onnx(verbose=False)
-        recorded, live_actions = record_inputs(runner, model, onnx_model, args.steps)
+        recorded, live_actions, dones = record_inputs(runner, model, onnx_model, args.steps)
+        recurrent = recurrent_description(onnx_model)
         try:
-            difference = export_onnx(onnx_model, out / ONNX_FILE, recorded, live_actions)
+            difference = export_onnx(onnx_model, out / ONNX_FILE, recorded, live_actions,
+                                     dones=dones if recurrent else None)
         except ExportError as error:
             print(f"error: {error}", file=sys.stderr)
             return 1
-        samples = len(next(iter(recorded.values())))
+        samples = int(np.prod(live_actions.shape[:-1]))
         metadata = policy_metadata(
             env.unwrapped,
             task=trained_task,
-            inputs={name: list(batch.shape[1:]) for name, batch in recorded.items()},
+            inputs={name: list(batch.shape[2 if recurrent else 1:]) for name, batch in recorded.items()},
+            recurrent=recurrent,
             policy={"agent": agent, "phase": phase, "policy": which},
             checkpoint=checkpoint,
             iteration=saved["iter"],

@@ -1,6 +1,7 @@
 """Train a LocoLab task headless with rsl_rl's OnPolicyRunner: PPO, or PPO-ROA's train and finetune phases.
 
     python scripts/train.py --task LocoLab-Velocity-Flat-Go2 --device cpu --num_envs 32 --max_iterations 3
+    python scripts/train.py --agent ppo_rnn                                  # recurrent (GRU) PPO
     python scripts/train.py --agent roa                                      # ROA phase train: the teacher
     python scripts/train.py --agent roa --phase finetune --teacher logs/locolab_go2_flat_roa/<run>   # the student
 
@@ -22,14 +23,15 @@ import sys
 from datetime import datetime
 
 DEFAULT_TASK = "LocoLab-Velocity-Flat-Go2"
-AGENTS = ("ppo", "roa")
+AGENTS = ("ppo", "ppo_rnn", "roa")
 PHASES = ("train", "finetune")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--task", default=DEFAULT_TASK, help=f"gymnasium task id (default {DEFAULT_TASK})")
-    parser.add_argument("--agent", choices=AGENTS, default="ppo", help="ppo (blind baseline) or roa (PPO-ROA)")
+    parser.add_argument("--agent", choices=AGENTS, default="ppo", help="ppo (blind baseline), ppo_rnn (its recurrent "
+                        "variant: a GRU actor, agent.actor.rnn_type=lstm for an LSTM) or roa (PPO-ROA)")
     parser.add_argument("--phase", choices=PHASES, default="train", help="ROA phase: train (teacher) or finetune "
                         "(student, starts from --teacher)")
     parser.add_argument("--teacher", default=None, help="finetune: the train-phase run directory or model_<it>.pt")
@@ -57,7 +59,7 @@ def run_dir(log_root: str, experiment: str, run_name: str) -> str:
 
 def check_arguments(args: argparse.Namespace) -> None:
     """Combinations of --agent, --phase, --teacher and --resume that make sense, else a ValueError saying why."""
-    if args.agent == "ppo" and (args.phase != "train" or args.teacher):
+    if args.agent != "roa" and (args.phase != "train" or args.teacher):
         raise ValueError("--phase finetune and --teacher belong to --agent roa.")
     if args.phase == "finetune" and not (args.teacher or args.resume):
         raise ValueError("--phase finetune starts from a train-phase checkpoint: give --teacher <run dir or "

@@ -10,6 +10,7 @@ from locolab import agents  # noqa: E402
 
 AGENT_ENTRY_POINTS = {
     ("ppo", "train"): "rsl_rl_cfg_entry_point",
+    ("ppo_rnn", "train"): "rsl_rl_rnn_cfg_entry_point",
     ("roa", "train"): "rsl_rl_roa_cfg_entry_point",
     ("roa", "finetune"): "rsl_rl_roa_finetune_cfg_entry_point",
 }
@@ -35,6 +36,7 @@ def register() -> None:
             kwargs={
                 "env_cfg_entry_point": f"{__name__}.go2_velocity_env_cfg:{env_cfg}",
                 "rsl_rl_cfg_entry_point": f"{agents.__name__}.go2_ppo_cfg:LocoLabGo2{terrain}PPORunnerCfg",
+                "rsl_rl_rnn_cfg_entry_point": f"{agents.__name__}.go2_ppo_rnn_cfg:LocoLabGo2{terrain}PPORnnRunnerCfg",
                 "rsl_rl_roa_cfg_entry_point": f"{agents.__name__}.go2_roa_cfg:LocoLabGo2{terrain}RoaRunnerCfg",
                 "rsl_rl_roa_finetune_cfg_entry_point":
                     f"{agents.__name__}.go2_roa_cfg:LocoLabGo2{terrain}RoaFinetuneRunnerCfg",

@@ -29,7 +29,8 @@ class CpuProfileCfg:
     timestep (sim2sim.py), a simulator and a step it did not train in."""
     decimation: int = 2
     symmetry_augmentation: bool = True
-    """Left-right mirrored copies of every PPO minibatch (rsl_rl's symmetry extension, locolab.envs.symmetry)."""
+    """Left-right mirrored copies of every PPO minibatch (rsl_rl's symmetry extension, locolab.envs.symmetry); not
+    for recurrent actors, whose sequences rsl_rl does not mirror."""
     num_steps_per_env: int = 24
     """Rollout length per environment (the stock 24)."""
     learning_rate: float = 1.0e-3
@@ -115,7 +116,7 @@ def apply_cpu_profile(env_cfg, agent_cfg, profile: CpuProfileCfg, num_envs_given
     env_cfg.rewards.track_lin_vel_xy_exp.weight, env_cfg.rewards.track_ang_vel_z_exp.weight = \
         profile.tracking_reward_weights
     is_roa = hasattr(agent_cfg.algorithm, "reg_lambda_window")
-    if profile.symmetry_augmentation:
+    if profile.symmetry_augmentation and agent_cfg.actor.class_name != "RNNModel":  # rsl_rl: not for recurrent
         from isaaclab_rl.rsl_rl import RslRlSymmetryCfg
 
         from locolab.envs.symmetry import compute_symmetric_states

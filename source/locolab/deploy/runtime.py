@@ -3,7 +3,8 @@
 It reads ``policy.json`` and ``policy.onnx`` written by ``scripts/export.py``, turns raw robot state into the
 observation the policy was trained on (term by term, with the metadata's scales and clips, in its order), keeps the
 proprioceptive history exactly as LocoLab's training environment does (newest last; refilled with the first
-observation after a reset) and returns joint position targets for the robot's PD controller.
+observation after a reset), carries a recurrent policy's memory from step to step (zeros after a reset) and returns
+joint position targets for the robot's PD controller.
 """
 
 from __future__ import annotations
@@ -69,11 +70,17 @@ class PolicyRuntime:
         self.history_length = history["length"] if history else 0
         self.history: np.ndarray | None = None
         self.last_action = np.zeros(len(self.default_joint_pos), dtype=np.float32)
+        recurrent = self.metadata.get("recurrent") or {"state": {}}
+        self.state_outputs = {name: entry["output"] for name, entry in recurrent["state"].items()}
+        """A recurrent policy's memory inputs and the outputs that update them (empty for a feed-forward policy)."""
+        self.state = {name: np.zeros(entry["shape"], dtype=np.float32) for name, entry in recurrent["state"].items()}
 
     def reset(self) -> None:
-        """Start a new episode: no last action, and the next observation refills the history."""
+        """Start a new episode: no last action, the next observation refills the history, the memory is zeroed."""
         self.history = None
         self.last_action[:] = 0.0
+        for value in self.state.values():
+            value[:] = 0.0
 
     def observation(self, state: RobotState) -> np.ndarray:
         """The policy observation of ``state``: the metadata's terms in order, each clipped then scaled."""
@@ -101,7 +108,9 @@ class PolicyRuntime:
         inputs = {"obs": observation[None]}
         if self.history_length:
             inputs["history"] = self.push_history(observation)[None]
-        action = self.session.run(["actions"], inputs)[0][0]
+        outputs = self.session.run(["actions", *self.state_outputs.values()], inputs | self.state)
+        self.state = dict(zip(self.state_outputs, outputs[1:]))
+        action = outputs[0][0]
         if self.action_clip is not None:
             action = np.clip(action, -self.action_clip, self.action_clip)
         self.last_action = action.astype(np.float32)

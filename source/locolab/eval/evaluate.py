@@ -6,6 +6,7 @@ task's metrics (plus the policy's own, e.g. PPO-ROA's latent error), optionally 
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -25,6 +26,24 @@ class Evaluation:
 
     def episodes(self) -> list[dict[str, float]]:
         return self.accumulator.episode_log()
+
+
+@contextlib.contextmanager
+def recurrent_memory(policy, fresh: bool):
+    """For a recurrent ``policy`` (rsl_rl's ``is_recurrent``): yields the rollout's ``on_step`` that empties each
+    environment's memory when its episode ends (as rsl_rl's PPO does in training), starts from an empty memory when
+    ``fresh`` (the environments were just reset), and gives the policy back the memory it had before (a training
+    rollout's, when the acting model is evaluated periodically). Yields None for other policies."""
+    if not getattr(policy, "is_recurrent", False):
+        yield None
+        return
+    before = policy.get_hidden_state()
+    if fresh:
+        policy.reset()
+    try:
+        yield lambda obs, rewards, dones, extras: policy.reset(dones)
+    finally:
+        policy.reset(hidden_state=before)
 
 
 def evaluate_policy(vec_env, policy: Callable, num_steps: int, alg=None, seed: int | None = None,
@@ -52,9 +71,9 @@ def evaluate_policy(vec_env, policy: Callable, num_steps: int, alg=None, seed: i
             before_step()
         return policy(observations)
 
-    with torch.inference_mode():
-        rollout(vec_env, act, num_steps, obs, accumulator, record=record, policy_metrics=policy_metrics,
-                device=device)
+    with torch.inference_mode(), recurrent_memory(policy, fresh=seed is not None) as on_step:
+        rollout(vec_env, act, num_steps, obs, accumulator, on_step=on_step, record=record,
+                policy_metrics=policy_metrics, device=device)
         accumulator.close_running()
     return Evaluation(accumulator, record)
 

@@ -36,7 +36,7 @@ def policies_to_evaluate(checkpoints: list[Path], requested: str | None) -> tupl
         saved = read_checkpoint(path)
         tasks[path] = saved.get("task")
         agent, phase, default = checkpoint_policy(saved, requested)
-        names = [default] if agent == "ppo" or requested or phase == "train" else ["teacher", "student"]
+        names = [default] if agent != "roa" or requested or phase == "train" else ["teacher", "student"]
         chosen += [PolicyToEvaluate(path, agent, phase, name, f"{agent} {name}") for name in names]
     if len(set(tasks.values())) > 1:
         listed = ", ".join(f"'{path}' is {task}" for path, task in tasks.items())

@@ -69,9 +69,11 @@ def file_sha256(path: Path) -> str:
 
 
 def policy_metadata(env, *, task: str, inputs: dict[str, list[int]], policy: dict, checkpoint: Path,
-                    iteration: int, parity: dict, onnx_file: str, action_clip: float | None) -> dict:
+                    iteration: int, parity: dict, onnx_file: str, action_clip: float | None,
+                    recurrent: dict | None = None) -> dict:
     """The ``policy.json`` of a policy trained on ``env`` (the unwrapped Isaac Lab environment); ``action_clip`` is
-    the agent's ``clip_actions`` (applied to the policy's output before the environment sees it)."""
+    the agent's ``clip_actions`` (applied to the policy's output before the environment sees it); ``recurrent`` the
+    memory of a recurrent policy (:func:`~locolab.export.onnx_policy.recurrent_description`)."""
     cfg = env.cfg
     robot = env.scene["robot"]
     joint_names = list(robot.joint_names)
@@ -115,6 +117,7 @@ def policy_metadata(env, *, task: str, inputs: dict[str, list[int]], policy: dic
         "physics_dt_s": env.physics_dt,
         "observation": {"group": "policy", "size": sum(term["size"] for term in terms), "terms": terms},
         "history": history,
+        "recurrent": recurrent,
         "command": {"names": list(COMMAND_NAMES),
                     "ranges": {name: list(getattr(ranges, name)) for name in COMMAND_NAMES}},
         "parity": parity,

@@ -55,8 +55,12 @@ def read_checkpoint(path: str | os.PathLike, map_location: str = "cpu") -> dict:
 
 
 def trained_agent(checkpoint: dict) -> tuple[str, str]:
-    """The ``(--agent, --phase)`` a checkpoint was trained with: ("ppo", "train") or ("roa", its PPO-ROA phase)."""
-    return ("roa", checkpoint["roa"]["phase"]) if "roa" in checkpoint else ("ppo", "train")
+    """The ``(--agent, --phase)`` a checkpoint was trained with: ("ppo", "train"), ("ppo_rnn", "train") for a
+    recurrent actor, or ("roa", its PPO-ROA phase)."""
+    if "roa" in checkpoint:
+        return "roa", checkpoint["roa"]["phase"]
+    recurrent = any(key.startswith("rnn.") for key in checkpoint.get("actor_state_dict", {}))
+    return ("ppo_rnn" if recurrent else "ppo"), "train"
 
 
 POLICY_MODULES = {"policy": "actor", "teacher": "actor", "student": "actor_adapt"}
@@ -67,7 +71,7 @@ def checkpoint_policy(checkpoint: dict, requested: str | None, roa_default: str 
     """``(agent, phase, policy)`` to run a checkpoint with: PPO has one policy; PPO-ROA a teacher and a student
     (``requested``, else ``roa_default``, else the one that acted in the checkpoint's phase)."""
     agent, phase = trained_agent(checkpoint)
-    if agent == "ppo":
+    if agent != "roa":
         if requested is not None:
             raise ValueError(f"'{requested}' applies to PPO-ROA checkpoints; this one was trained with PPO.")
         return agent, phase, "policy"
