@@ -7,6 +7,7 @@ Measures, in one run so that ratios compare like with like on a shared machine:
 - ``train_steps_per_s``: full PPO iterations through ``scripts/train.py``;
 - ``roa_train_steps_per_s`` and ``roa_finetune_steps_per_s``: PPO-ROA's two phases through ``scripts/train.py``
   (finetune starts from a 2-iteration teacher trained first, not timed);
+- ``ppo_rnn_train_steps_per_s``: recurrent PPO (``--agent ppo_rnn``, a GRU actor) through ``scripts/train.py``;
 - ``stock_train_steps_per_s``: the stock ``isaaclab train`` (rsl_rl backend) with the task's PPO agent;
 and their ratios. Every trainer logs rsl_rl's ``Perf/total_fps`` to TensorBoard; the first iteration (warm-up) is
 dropped and the rest averaged. With ``--repeats R`` the trainers' order reverses every repeat (ABCD, DCBA, ...) and
@@ -167,6 +168,7 @@ def trainer_commands(args: argparse.Namespace, device: str, teacher: Path) -> di
     """Measured trainers by report name: each maps a run root to the command that trains there."""
     return {
         "train": lambda root: train_command(args, device, root),
+        "ppo_rnn_train": lambda root: train_command(args, device, root, "--agent", "ppo_rnn"),
         "roa_train": lambda root: train_command(args, device, root, "--agent", "roa"),
         "roa_finetune": lambda root: train_command(args, device, root, "--agent", "roa", "--phase", "finetune",
                                                    "--teacher", str(teacher)),
@@ -243,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 1
     result["train_vs_stock_ratio"] = result["train_steps_per_s"] / result["stock_train_steps_per_s"]
-    for phase in ("roa_train", "roa_finetune"):
+    for phase in ("ppo_rnn_train", "roa_train", "roa_finetune"):
         result[f"{phase}_vs_ppo_ratio"] = result[f"{phase}_steps_per_s"] / result["train_steps_per_s"]
     result["sim_profile_vs_stock_physics_ratio"] = (result["sim_random_actions_steps_per_s"]
                                                     / result["sim_stock_physics_steps_per_s"])

@@ -1,5 +1,5 @@
-"""benchmark.py measures simulation, PPO, PPO-ROA (both phases) and stock Isaac Lab training in one run (no speed
-threshold: performance figures live in its JSON, not in timed tests)."""
+"""benchmark.py measures simulation, PPO, recurrent PPO, PPO-ROA (both phases) and stock Isaac Lab training in one
+run (no speed threshold: performance figures live in its JSON, not in timed tests)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,9 @@ MEASURED = (
     "stock_train_cores_used",
     "train_steps_per_s",
     "train_wall_s",
+    "ppo_rnn_train_steps_per_s",
+    "ppo_rnn_train_wall_s",
+    "ppo_rnn_train_vs_ppo_ratio",
     "roa_train_steps_per_s",
     "roa_train_wall_s",
     "roa_finetune_steps_per_s",
@@ -49,7 +52,7 @@ def test_benchmark_reports_all_throughputs_and_the_ratios(tmp_path):
     assert report["train_vs_stock_ratio"] == pytest.approx(
         report["train_steps_per_s"] / report["stock_train_steps_per_s"]
     )
-    for phase in ("roa_train", "roa_finetune"):
+    for phase in ("ppo_rnn_train", "roa_train", "roa_finetune"):
         assert report[f"{phase}_vs_ppo_ratio"] == pytest.approx(
             report[f"{phase}_steps_per_s"] / report["train_steps_per_s"]
         )

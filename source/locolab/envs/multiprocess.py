@@ -7,8 +7,9 @@ randomisation per slice) behind Isaac Lab's ``RslRlVecEnvWrapper``; the trainer'
 the learning. Actions, observations (every group), rewards, dones and time-outs travel through shared-memory tensors
 (no pickling per step), and so do the episode metrics each worker computes after every step
 (:func:`locolab.eval.metrics.step_metric_values`, returned as ``extras["metrics"]``); the only per-step message is a
-short command and, back, each worker's episode log (floats), averaged over the workers that report a key. An exception in a worker is raised in the trainer with the worker's
-traceback; workers exit when the trainer closes the environment or dies.
+short command and, back, each worker's episode log (floats), averaged over the workers that report a key. An
+exception in a worker is raised in the trainer with the worker's traceback; workers exit when the trainer closes the
+environment or dies.
 """
 
 from __future__ import annotations
