@@ -54,11 +54,6 @@ class CpuProfileCfg:
     evaluation_interval: int = 0
     """Periodic evaluation (agent ``evaluation.interval``) is off on a CPU: one evaluation of 8 environments x 20 s
     took 62-69 s beside a 512-env training of 5-6 s iterations, about 20 % of training time at interval 50."""
-    tracking_reward_weights: tuple[float, float] = (3.0, 1.5)
-    """Weights of Isaac Lab's ``track_lin_vel_xy_exp`` and ``track_ang_vel_z_exp`` (stock Go2: 1.5 and 0.75), doubled
-    so that moving outweighs the penalties a jittery early policy pays (with the stock weights the policy first
-    learns to stand: training xy error 0.72 at iteration 300, seed 42). Doubled, the same seed reached 0.37 at
-    iteration 300 (28 minutes), where the stock weights needed about 600 iterations."""
     robustness_curriculum: bool = True
     """Start from the nominal robot without pushes and widen the randomised dynamics and the pushes to the task's
     ranges as tracking improves (locolab.envs.mdp.robustness_curriculum)."""
@@ -88,8 +83,6 @@ def effective_settings(env_cfg, agent_cfg) -> dict:
         "physics_dt": env_cfg.sim.dt,
         "decimation": env_cfg.decimation,
         "push_robot": env_cfg.events.push_robot is not None,
-        "tracking_reward_weights": [env_cfg.rewards.track_lin_vel_xy_exp.weight,
-                                    env_cfg.rewards.track_ang_vel_z_exp.weight],
         "robustness_curriculum": getattr(env_cfg.curriculum, "robustness", None) is not None,
         "num_steps_per_env": agent_cfg.num_steps_per_env,
         "max_iterations": agent_cfg.max_iterations,
@@ -113,8 +106,6 @@ def apply_cpu_profile(env_cfg, agent_cfg, profile: CpuProfileCfg, num_envs_given
         env_cfg.scene.num_envs = profile.num_envs
     env_cfg.sim.physics.num_substeps = profile.num_substeps
     set_physics_step(env_cfg, profile.physics_dt, profile.decimation)
-    env_cfg.rewards.track_lin_vel_xy_exp.weight, env_cfg.rewards.track_ang_vel_z_exp.weight = \
-        profile.tracking_reward_weights
     is_roa = hasattr(agent_cfg.algorithm, "reg_lambda_window")
     if profile.symmetry_augmentation and agent_cfg.actor.class_name != "RNNModel":  # rsl_rl: not for recurrent
         from isaaclab_rl.rsl_rl import RslRlSymmetryCfg
