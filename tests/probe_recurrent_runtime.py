@@ -22,7 +22,9 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=200)
     args = parser.parse_args()
 
-    from locolab.deploy import PolicyRuntime, RobotState
+    from robot_state import robot_state
+
+    from locolab.deploy import PolicyRuntime
     from locolab.envs import load_task_cfgs, open_env, play_variant
     from locolab.eval.evaluate import recurrent_memory
     from locolab.runners import load_policy
@@ -34,7 +36,6 @@ def main() -> None:
                                         seed=0)
     with open_env(task, env_cfg) as env, torch.inference_mode():
         unwrapped = env.unwrapped
-        robot = unwrapped.scene["robot"]
         runner, actor = load_policy(env, agent_cfg, args.checkpoint, "policy")
         obs = runner.env.get_observations()
         runtime.reset()
@@ -42,15 +43,7 @@ def main() -> None:
         error, resets, memory_after_reset = 0.0, 0, None
         with recurrent_memory(actor, fresh=True) as reset_memory:
             for _ in range(args.steps):
-                data = robot.data
-                state = RobotState(
-                    joint_pos=data.joint_pos.torch[0].numpy(),
-                    joint_vel=data.joint_vel.torch[0].numpy(),
-                    ang_vel=data.root_ang_vel_b.torch[0].numpy(),
-                    gravity=data.projected_gravity_b.torch[0].numpy(),
-                    command=unwrapped.command_manager.get_command("base_velocity")[0].numpy(),
-                )
-                targets = runtime.step(state)
+                targets = runtime.step(robot_state(unwrapped))
                 actions = actor(obs)
                 expected = runtime.default_joint_pos + runtime.action_scale * actions[0].numpy()
                 error = max(error, float(np.abs(targets - expected).max()))

@@ -25,7 +25,9 @@ def main() -> None:
 
     from isaaclab_rl.rsl_rl import RslRlVecEnvWrapper
 
-    from locolab.deploy import PolicyRuntime, RobotState, gravity_in_base_frame
+    from robot_state import robot_state
+
+    from locolab.deploy import PolicyRuntime, gravity_in_base_frame
     from locolab.envs import ProprioHistoryWrapper, load_task_cfgs, open_env, play_variant
 
     policy_dir = args.policy
@@ -54,13 +56,7 @@ def main() -> None:
         resets, clipped, target_range = 0, 0, 0.0
         for _ in range(args.steps):
             data = robot.data
-            state = RobotState(
-                joint_pos=data.joint_pos.torch[0].numpy(),
-                joint_vel=data.joint_vel.torch[0].numpy(),
-                ang_vel=data.root_ang_vel_b.torch[0].numpy(),
-                gravity=data.projected_gravity_b.torch[0].numpy(),
-                command=unwrapped.command_manager.get_command("base_velocity")[0].numpy(),
-            )
+            state = robot_state(unwrapped)
             targets = runtime.step(state)
             errors["observation"] = max(errors["observation"],
                                         float(np.abs(runtime.history[-1] - obs["policy"][0].numpy()).max()))
