@@ -108,8 +108,6 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
 
     from locolab.atomic_files import write_atomically
-    import numpy as np
-
     from locolab.export import PARITY_TOLERANCE, ExportError, export_onnx, policy_metadata, recurrent_description
 
     with open_env(task, env_cfg) as env:
@@ -127,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         except ExportError as error:
             print(f"error: {error}", file=sys.stderr)
             return 1
-        samples = int(np.prod(live_actions.shape[:-1]))
+        samples = live_actions[..., 0].size  # steps x environments
         metadata = policy_metadata(
             env.unwrapped,
             task=trained_task,

@@ -95,6 +95,17 @@ def test_feed_forward_policies_have_no_memory_to_manage():
         assert on_step is None
 
 
+@pytest.mark.parametrize("rnn_type", ["gru", "lstm"])
+def test_a_recurrent_checkpoint_sets_the_rnn_type_size_and_depth_of_the_config_it_is_loaded_with(rnn_type):
+    from locolab.envs import load_task_cfgs
+    from locolab.runners.checkpoints import fit_recurrent_actor
+    from locolab.tasks import AGENT_ENTRY_POINTS
+
+    _, agent_cfg = load_task_cfgs("LocoLab-Velocity-Flat-Go2", AGENT_ENTRY_POINTS[("ppo_rnn", "train")], device="cpu")
+    fit_recurrent_actor(agent_cfg, {"actor_state_dict": recurrent_policy(rnn_type).state_dict()})
+    assert (agent_cfg.actor.rnn_type, agent_cfg.actor.rnn_hidden_dim, agent_cfg.actor.rnn_num_layers) == (rnn_type, 16, 2)
+
+
 RNN_RUN = ("--agent", "ppo_rnn", "--device", "cpu", "--num_envs", "8", "--max_iterations", "2", "--seed", "5")
 
 

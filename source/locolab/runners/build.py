@@ -10,7 +10,7 @@ from torch import nn
 from locolab.envs.history import ProprioHistoryWrapper
 from locolab.eval.metrics import EpisodeMetricsWrapper
 
-from .checkpoints import POLICY_MODULES
+from .checkpoints import POLICY_MODULES, fit_recurrent_actor, read_checkpoint
 from .on_policy_runner import LocoLabOnPolicyRunner
 
 HISTORY_GROUP = "history"
@@ -47,7 +47,9 @@ def build_runner(env, agent_cfg, log_dir: str | None, evaluator=None) -> LocoLab
 
 def load_policy(env, agent_cfg, checkpoint, policy: str) -> tuple[LocoLabOnPolicyRunner, nn.Module]:
     """A logging-free runner over ``env`` with ``checkpoint`` loaded (a CheckpointError if it does not fit), and
-    its ``policy`` ("policy", "teacher" or "student") in evaluation mode."""
+    its ``policy`` ("policy", "teacher" or "student") in evaluation mode. A recurrent actor takes the checkpoint's
+    RNN type and size (:func:`~.checkpoints.fit_recurrent_actor`)."""
+    fit_recurrent_actor(agent_cfg, read_checkpoint(checkpoint))
     runner = build_runner(env, agent_cfg, log_dir=None)
     runner.load(str(checkpoint))
     runner.alg.eval_mode()

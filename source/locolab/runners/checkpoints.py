@@ -63,6 +63,20 @@ def trained_agent(checkpoint: dict) -> tuple[str, str]:
     return ("ppo_rnn" if recurrent else "ppo"), "train"
 
 
+def fit_recurrent_actor(agent_cfg, checkpoint: dict) -> None:
+    """Give a recurrent actor config (rsl_rl's ``RNNModel``) the RNN type, size and depth of the checkpoint's actor,
+    read from its weights: ``--agent ppo_rnn`` defaults to a GRU, and a run trained with ``agent.actor.rnn_type=lstm``
+    (or another size) must play, evaluate and export with its own. Other configs are left alone."""
+    recurrent = {key: value for key, value in checkpoint.get("actor_state_dict", {}).items()
+                 if key.startswith("rnn.rnn.weight_hh_l")}
+    if not recurrent or getattr(agent_cfg.actor, "class_name", None) != "RNNModel":
+        return
+    gates, hidden = recurrent["rnn.rnn.weight_hh_l0"].shape  # LSTM: 4 gates, GRU: 3
+    agent_cfg.actor.rnn_type = "lstm" if gates == 4 * hidden else "gru"
+    agent_cfg.actor.rnn_hidden_dim = hidden
+    agent_cfg.actor.rnn_num_layers = len(recurrent)
+
+
 POLICY_MODULES = {"policy": "actor", "teacher": "actor", "student": "actor_adapt"}
 """The algorithm attribute of each policy: PPO's actor, PPO-ROA's actor (teacher) or actor_adapt (student)."""
 
