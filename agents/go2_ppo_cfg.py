@@ -9,6 +9,7 @@ checkpoint, so resume and playback see the same inputs.
 from isaaclab.utils import configclass
 
 from locolab.eval.periodic import PeriodicEvalCfg
+from locolab.runners.nonfinite import NonFiniteCfg
 
 from isaaclab_tasks.core.velocity.config.go2.agents.rsl_rl_ppo_cfg import (
     UnitreeGo2FlatPPORunnerCfg,
@@ -27,6 +28,7 @@ def use_locolab_defaults(cfg, experiment_name: str) -> None:
 @configclass
 class LocoLabGo2RoughPPORunnerCfg(UnitreeGo2RoughPPORunnerCfg):
     evaluation: PeriodicEvalCfg = PeriodicEvalCfg()
+    nonfinite: NonFiniteCfg = NonFiniteCfg()
 
     def __post_init__(self):
         super().__post_init__()
@@ -36,6 +38,7 @@ class LocoLabGo2RoughPPORunnerCfg(UnitreeGo2RoughPPORunnerCfg):
 @configclass
 class LocoLabGo2FlatPPORunnerCfg(UnitreeGo2FlatPPORunnerCfg):
     evaluation: PeriodicEvalCfg = PeriodicEvalCfg()
+    nonfinite: NonFiniteCfg = NonFiniteCfg()
 
     def __post_init__(self):
         super().__post_init__()

@@ -4,6 +4,9 @@
 
 Measures, in one run so that ratios compare like with like on a shared machine:
 - ``sim_random_actions_steps_per_s``: the environment alone, uniform random actions (after a warm-up);
+- ``sim_nonfinite_guard_overhead_percent``: extra time per env step of the non-finite guard (NaN/Inf checks of
+  state, rewards and observations), from alternating bare and guarded blocks in one process: an upper bound of its
+  cost to training, whose iterations also spend time learning;
 - ``train_steps_per_s``: full PPO iterations through ``scripts/train.py``;
 - ``roa_train_steps_per_s`` and ``roa_finetune_steps_per_s``: PPO-ROA's two phases through ``scripts/train.py``
   (finetune starts from a 2-iteration teacher trained first, not timed);
@@ -65,36 +68,46 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def sim_steps_per_s(task: str, num_envs: int, device: str, steps: int, warmup: int = 10,
-                    cpu_profile: bool = True) -> float:
+                    cpu_profile: bool = True, blocks: int = 4) -> tuple[float, float]:
     """Env-steps/s of the environment stepped with uniform random actions in [-1, 1] (on a CPU with the CPU
-    profile's physics unless ``cpu_profile`` is False)."""
+    profile's physics unless ``cpu_profile`` is False), bare and behind the non-finite guard
+    (locolab.envs.nonfinite_guard), in alternating blocks of ``steps / blocks`` steps each."""
     import torch
+    from isaaclab_rl.rsl_rl import RslRlVecEnvWrapper
 
     from locolab.cpu_profile import CpuProfileCfg, apply_cpu_profile
     from locolab.envs import load_task_cfgs, open_env
+    from locolab.envs.nonfinite_guard import NonFiniteGuard
 
     env_cfg, agent_cfg = load_task_cfgs(task, num_envs=num_envs, device=device, seed=0)
     if cpu_profile and device == "cpu":
         apply_cpu_profile(env_cfg, agent_cfg, CpuProfileCfg(), num_envs_given=True)
     with open_env(task, env_cfg) as env, torch.inference_mode():
-        env.reset()
-        action_dim = env.unwrapped.action_manager.total_action_dim
-        for step in range(warmup + steps):
-            if step == warmup:
-                start = time.perf_counter()
-            env.step(2 * torch.rand(num_envs, action_dim, device=device) - 1)
-        elapsed = time.perf_counter() - start
-    return steps * num_envs / elapsed
+        bare = RslRlVecEnvWrapper(env)
+        guarded = NonFiniteGuard(bare)
+        bare.reset()
+        seconds = {"bare": 0.0, "guarded": 0.0}
+        block = max(1, steps // blocks)
+        for index in range(-1, 2 * blocks):  # block -1: warm-up
+            name = "guarded" if index % 2 else "bare"
+            start = time.perf_counter()
+            for _ in range(warmup if index < 0 else block):
+                (guarded if name == "guarded" else bare).step(2 * torch.rand(num_envs, bare.num_actions,
+                                                                             device=device) - 1)
+            if index >= 0:
+                seconds[name] += time.perf_counter() - start
+    return block * blocks * num_envs / seconds["bare"], block * blocks * num_envs / seconds["guarded"]
 
 
-def sim_in_subprocess(args: argparse.Namespace, device: str, physics: str) -> float:
-    """``sim_steps_per_s`` in a fresh process with the CPU profile's (``profile``) or the task's (``stock``) physics."""
+def sim_in_subprocess(args: argparse.Namespace, device: str, physics: str) -> dict:
+    """``sim_steps_per_s`` in a fresh process with the CPU profile's (``profile``) or the task's (``stock``) physics:
+    ``{"steps_per_s": bare, "guarded_steps_per_s": behind the non-finite guard}``."""
     command = [sys.executable, str(Path(__file__).resolve()), "--task", args.task, "--num_envs", str(args.num_envs),
                "--device", device, "--sim_steps", str(args.sim_steps), "--sim_only", physics]
     result = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=TRAINER_TIMEOUT_S)
     if result.returncode != 0:
         raise RuntimeError(f"random-action simulation ({physics} physics) failed:\n{_tail(result.stderr)}")
-    return json.loads(result.stdout.strip().splitlines()[-1])["steps_per_s"]
+    return json.loads(result.stdout.strip().splitlines()[-1])
 
 
 def fps_after_warmup(log_dir: Path) -> list[float]:
@@ -223,9 +236,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     if args.sim_only:
-        steps_per_s = sim_steps_per_s(args.task, args.num_envs, device, args.sim_steps,
-                                      cpu_profile=args.sim_only == "profile")
-        return _emit({"steps_per_s": steps_per_s}, None)
+        bare, guarded = sim_steps_per_s(args.task, args.num_envs, device, args.sim_steps,
+                                        cpu_profile=args.sim_only == "profile")
+        return _emit({"steps_per_s": bare, "guarded_steps_per_s": guarded}, None)
     if args.time_to_walk:
         from locolab.eval.time_to_walk import time_to_walk
 
@@ -238,8 +251,11 @@ def main(argv: list[str] | None = None) -> int:
               "rsl_rl": version("rsl-rl-lib")}
     try:
         # one environment per process: each owns the process's simulation context
-        result["sim_random_actions_steps_per_s"] = sim_in_subprocess(args, device, "profile")
-        result["sim_stock_physics_steps_per_s"] = sim_in_subprocess(args, device, "stock")
+        profile = sim_in_subprocess(args, device, "profile")
+        result["sim_random_actions_steps_per_s"] = profile["steps_per_s"]
+        result["sim_nonfinite_guard_overhead_percent"] = 100.0 * (profile["steps_per_s"]
+                                                                 / profile["guarded_steps_per_s"] - 1.0)
+        result["sim_stock_physics_steps_per_s"] = sim_in_subprocess(args, device, "stock")["steps_per_s"]
         result.update(trainer_steps_per_s(args, device))
     except (RuntimeError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)

@@ -49,7 +49,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         "(physics substeps, PPO) instead of the CPU training profile")
     parser.add_argument("overrides", nargs="*", metavar="KEY=VALUE", help="Hydra-style overrides of the configs, "
                         "e.g. env.scene.num_envs=256 agent.algorithm.learning_rate=3e-4")
-    return parser.parse_args(argv)
+    return parser.parse_intermixed_args(argv)  # overrides may come before and after options
 
 
 def run_dir(log_root: str, experiment: str, run_name: str) -> str:
@@ -57,8 +57,17 @@ def run_dir(log_root: str, experiment: str, run_name: str) -> str:
     return os.path.abspath(os.path.join(log_root, experiment, f"{stamp}_{run_name}" if run_name else stamp))
 
 
+SEED_RANGE = (0, 2**32 - 1)
+"""Seeds numpy, torch and Warp accept alike."""
+
+
 def check_arguments(args: argparse.Namespace) -> None:
-    """Combinations of --agent, --phase, --teacher and --resume that make sense, else a ValueError saying why."""
+    """Numbers in range and combinations of --agent, --phase, --teacher and --resume that make sense, else a
+    ValueError saying why."""
+    if args.max_iterations is not None and args.max_iterations < 1:
+        raise ValueError(f"--max_iterations must be at least 1, got {args.max_iterations}.")
+    if args.seed is not None and not SEED_RANGE[0] <= args.seed <= SEED_RANGE[1]:
+        raise ValueError(f"--seed must be between {SEED_RANGE[0]} and {SEED_RANGE[1]}, got {args.seed}.")
     if args.agent != "roa" and (args.phase != "train" or args.teacher):
         raise ValueError("--phase finetune and --teacher belong to --agent roa.")
     if args.phase == "finetune" and not (args.teacher or args.resume):
@@ -68,13 +77,17 @@ def check_arguments(args: argparse.Namespace) -> None:
         raise ValueError("--teacher starts a new finetune run: use it with --phase finetune and without --resume.")
 
 
-def checked_checkpoint(path: str, agent: str, phase: str):
+def checked_checkpoint(path: str, agent: str, phase: str, task: str):
     """The checkpoint file ``path`` names, read once to fail before the environment is built if it is unreadable
-    or was trained by another agent or ROA phase (a CheckpointError)."""
+    or was trained on another task, by another agent or in another ROA phase (a CheckpointError)."""
     from locolab.runners import CheckpointError, read_checkpoint, resolve_checkpoint, trained_agent
 
     checkpoint = resolve_checkpoint(path)
-    saved_agent, saved_phase = trained_agent(read_checkpoint(checkpoint))
+    saved = read_checkpoint(checkpoint)
+    if saved.get("task") not in (None, task):
+        raise CheckpointError(f"Checkpoint '{checkpoint}' was trained on --task {saved['task']}, not --task {task}: "
+                              f"give --task {saved['task']} (or start a new run without --resume).")
+    saved_agent, saved_phase = trained_agent(saved)
     if saved_agent != agent:
         raise CheckpointError(f"Checkpoint '{checkpoint}' was trained with --agent {saved_agent}, not --agent {agent}.")
     if saved_phase != phase:
@@ -89,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     from locolab.envs import MissingAssetError, check_assets_offline, load_task_cfgs, open_training_env
     from locolab.eval.periodic import periodic_evaluation
     from locolab.runners import CheckpointError, TrainingInterrupted, build_runner
+    from locolab.runners.nonfinite import NonFiniteUpdateError
     from locolab.tasks import AGENT_ENTRY_POINTS
 
     profile = None
@@ -110,8 +124,8 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError(f"--sim_processes must be between 1 and the number of environments "
                              f"({env_cfg.scene.num_envs}), got {sim_processes}.")
         check_assets_offline(env_cfg)  # again: an override may name another asset
-        resume = checked_checkpoint(args.resume, args.agent, args.phase) if args.resume else None
-        teacher = checked_checkpoint(args.teacher, args.agent, "train") if args.teacher else None
+        resume = checked_checkpoint(args.resume, args.agent, args.phase, args.task) if args.resume else None
+        teacher = checked_checkpoint(args.teacher, args.agent, "train", args.task) if args.teacher else None
     except (ValueError, CheckpointError, MissingAssetError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -136,6 +150,7 @@ def main(argv: list[str] | None = None) -> int:
             if resume is not None:
                 runner.load(str(resume))
                 print(f"[LocoLab] Resumed from {resume} at iteration {runner.current_learning_iteration}")
+                print(f"[LocoLab] Resumed state: {json.dumps(runner.training_state())}")
             if teacher is not None:
                 runner.load(str(teacher), load_cfg={"teacher": True})
                 print(f"[LocoLab] Finetuning the student of teacher {teacher}")
@@ -151,6 +166,10 @@ def main(argv: list[str] | None = None) -> int:
             runner.learn(agent_cfg.max_iterations, init_at_random_ep_len=agent_cfg.init_at_random_ep_len)
         except TrainingInterrupted:
             return 130
+        except NonFiniteUpdateError as error:
+            print(f"error: {'; '.join([str(error), *getattr(error, '__notes__', [])])}. Lower "
+                  "agent.algorithm.learning_rate or check the task's rewards and observations.", file=sys.stderr)
+            return 1
     print(f"[LocoLab] Done: {log_dir}")
     return 0
 

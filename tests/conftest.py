@@ -28,6 +28,23 @@ def last_json(stdout: str) -> dict:
     raise AssertionError(f"no JSON line in output:\n{stdout[-2000:]}")
 
 
+def start_training(tmp_path, *extra: str) -> subprocess.Popen:
+    """train.py in the background (8 envs, up to 1000 iterations, logs under ``tmp_path``), output on a pipe."""
+    command = [sys.executable, str(REPO / "scripts" / "train.py"), "--device", "cpu", "--num_envs", "8",
+               "--max_iterations", "1000", "--log_root", str(tmp_path), *extra]
+    return subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def wait_for_line(process: subprocess.Popen, text: str) -> list[str]:
+    """Read the process's output up to the first line containing ``text`` (the lines read so far)."""
+    lines = []
+    for line in process.stdout:
+        lines.append(line)
+        if text in line:
+            return lines
+    raise AssertionError("".join(lines[-50:]))
+
+
 def run_dirs(log_root: Path) -> list[Path]:
     """Run directories under a log root, oldest first."""
     return sorted(p.parent for p in log_root.glob("*/*/params"))

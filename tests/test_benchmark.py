@@ -56,6 +56,8 @@ def test_benchmark_reports_all_throughputs_and_the_ratios(tmp_path):
         assert report[f"{phase}_vs_ppo_ratio"] == pytest.approx(
             report[f"{phase}_steps_per_s"] / report["train_steps_per_s"]
         )
+    overhead = report["sim_nonfinite_guard_overhead_percent"]  # bare vs guarded steps: can be slightly negative
+    assert math.isfinite(overhead) and -50.0 < overhead < 100.0
     assert report["sim_profile_vs_stock_physics_ratio"] == pytest.approx(
         report["sim_random_actions_steps_per_s"] / report["sim_stock_physics_steps_per_s"])
     # the CPU profile's trainer runs two simulation processes: more than one core's worth of CPU time

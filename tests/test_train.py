@@ -12,7 +12,7 @@ import torch
 import yaml
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-from conftest import REPO, run_dirs, run_script
+from conftest import run_dirs, run_script, start_training, wait_for_line
 
 pytestmark = pytest.mark.slow
 
@@ -53,21 +53,6 @@ def test_resume_continues_iterations_optimizer_and_normaliser(trained_run, tmp_p
     assert norm_after > norm_before  # statistics continued, not restarted
     steps_before = before["optimizer_state_dict"]["state"][0]["step"]
     assert after["optimizer_state_dict"]["state"][0]["step"] > steps_before  # Adam moments carried over
-
-
-def start_training(tmp_path, *extra: str) -> subprocess.Popen:
-    command = [sys.executable, str(REPO / "scripts" / "train.py"), "--device", "cpu", "--num_envs", "8",
-               "--max_iterations", "1000", "--log_root", str(tmp_path), *extra]
-    return subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-
-
-def wait_for_line(process: subprocess.Popen, text: str) -> list[str]:
-    lines = []
-    for line in process.stdout:
-        lines.append(line)
-        if text in line:
-            return lines
-    raise AssertionError("".join(lines[-50:]))
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])

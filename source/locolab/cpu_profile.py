@@ -115,11 +115,9 @@ def apply_cpu_profile(env_cfg, agent_cfg, profile: CpuProfileCfg, num_envs_given
         agent_cfg.algorithm.symmetry_cfg = RslRlSymmetryCfg(use_data_augmentation=True,
                                                             data_augmentation_func=compute_symmetric_states)
     if profile.robustness_curriculum:
-        from isaaclab.managers import CurriculumTermCfg
+        from locolab.envs.mdp import robustness_curriculum_cfg
 
-        from locolab.envs.mdp import robustness_curriculum
-
-        env_cfg.curriculum.robustness = CurriculumTermCfg(func=robustness_curriculum)
+        env_cfg.curriculum.robustness = robustness_curriculum_cfg()
     if hasattr(agent_cfg, "evaluation"):
         agent_cfg.evaluation.interval = profile.evaluation_interval
     agent_cfg.num_steps_per_env = profile.num_steps_per_env

@@ -7,7 +7,8 @@ randomisation per slice) behind Isaac Lab's ``RslRlVecEnvWrapper``; the trainer'
 the learning. Actions, observations (every group), rewards, dones and time-outs travel through shared-memory tensors
 (no pickling per step), and so do the episode metrics each worker computes after every step
 (:func:`locolab.eval.metrics.step_metric_values`, returned as ``extras["metrics"]``); the only per-step message is a
-short command and, back, each worker's episode log (floats), averaged over the workers that report a key. An
+short command and, back, each worker's episode log (floats), averaged over the workers that report a key, and its
+count of environments reset for non-finite values (:class:`~locolab.envs.nonfinite_guard.NonFiniteGuard`, summed). An
 exception in a worker is raised in the trainer with the worker's traceback; workers exit when the trainer closes the
 environment or dies.
 """
@@ -54,13 +55,15 @@ def _worker(conn, task: str, env_cfg, clip_actions: float | None, start: int, st
         from isaaclab_rl.rsl_rl import RslRlVecEnvWrapper
 
         import locolab.tasks  # noqa: F401  (registers the tasks in this process)
+        from locolab.envs.curriculum_state import curriculum_state, load_curriculum_state
         from locolab.envs.factory import open_env
+        from locolab.envs.nonfinite_guard import NonFiniteGuard
         from locolab.envs.symmetry import MirrorMaps
         from locolab.eval.metrics import metric_kinds, metric_terms, step_metric_values
 
         env_cfg.scene.num_envs = stop - start
         with open_env(task, env_cfg) as env:
-            vec = RslRlVecEnvWrapper(env, clip_actions=clip_actions)
+            vec = NonFiniteGuard(RslRlVecEnvWrapper(env, clip_actions=clip_actions))
             obs = vec.get_observations()
             unwrapped = env.unwrapped
             terms = metric_terms(unwrapped)
@@ -95,13 +98,18 @@ def _worker(conn, task: str, env_cfg, clip_actions: float | None, start: int, st
                     buffers["dones"][rows].copy_(dones)
                     buffers["time_outs"][rows].copy_(extras.get("time_outs", torch.zeros_like(dones)))
                     log = {key: float(value) for key, value in extras.get("log", {}).items()}
-                    conn.send(("log", log))
+                    conn.send(("log", (log, extras.get("nonfinite", {}))))
                 elif command == "reset":
                     env.reset(seed=data)
                     write(vec.get_observations())
                     conn.send(("ok", None))
                 elif command == "episode_length":
                     vec.episode_length_buf[:] = data[rows].to(vec.episode_length_buf.device)
+                    conn.send(("ok", None))
+                elif command == "curriculum_state":
+                    conn.send(("state", curriculum_state(unwrapped)))
+                elif command == "load_curriculum_state":
+                    load_curriculum_state(unwrapped, *data)
                     conn.send(("ok", None))
                 elif command == "close":
                     break
@@ -202,16 +210,22 @@ class SubprocessVecEnv(VecEnv):
         self._buffers["actions"].copy_(actions)
         for conn in self._conns:
             conn.send(("step", None))
-        logs = [self._receive(index, "log") for index in range(len(self._conns))]
-        merged = {}
+        replies = [self._receive(index, "log") for index in range(len(self._conns))]
+        logs = [log for log, _ in replies]
+        merged, nonfinite = {}, {}
         for key in {key for log in logs for key in log}:
             values = [log[key] for log in logs if key in log]
             merged[key] = sum(values) / len(values)
+        for _, counts in replies:
+            for source, count in counts.items():
+                nonfinite[source] = nonfinite.get(source, 0) + count
         dones = self._buffers["dones"].clone()
         self._episode_length += 1
         self._episode_length[dones.bool()] = 0
         extras = {"time_outs": self._buffers["time_outs"].clone(), "log": merged,
                   "metrics": self._buffers["metrics"].clone()}
+        if nonfinite:
+            extras["nonfinite"] = nonfinite
         return self._observations(), self._buffers["rewards"].clone(), dones, extras
 
     def reset(self, seed: int | None = None) -> TensorDict:
@@ -222,6 +236,23 @@ class SubprocessVecEnv(VecEnv):
             self._receive(index, "ok")
         self._episode_length.zero_()
         return self._observations()
+
+    def curriculum_states(self) -> list[dict]:
+        """Each simulation process's curriculum progress (:func:`locolab.envs.curriculum_state.curriculum_state`)."""
+        for conn in self._conns:
+            conn.send(("curriculum_state", None))
+        return [self._receive(index, "state") for index in range(len(self._conns))]
+
+    def load_curriculum_states(self, terms: list[dict], terrain_levels: torch.Tensor | None) -> None:
+        """Give each process the term state of saved slice ``index % len(terms)`` and its rows of ``terrain_levels``."""
+        if terrain_levels is not None and terrain_levels.numel() != self.num_envs:
+            raise ValueError(f"the checkpoint holds terrain levels of {terrain_levels.numel()} environments, this run "
+                             f"has {self.num_envs}: resume with the same number of environments.")
+        for index, (conn, (start, stop)) in enumerate(zip(self._conns, self.bounds)):
+            conn.send(("load_curriculum_state", (terms[index % len(terms)] if terms else {},
+                                                 None if terrain_levels is None else terrain_levels[start:stop])))
+        for index in range(len(self._conns)):
+            self._receive(index, "ok")
 
     def close(self) -> None:
         for conn, process in zip(self._conns, self._processes):

@@ -156,7 +156,7 @@ class EpisodeMetricsWrapper(VecEnvWrapper):
 
     def reset(self, seed: int | None = None) -> TensorDict:
         """Reset every environment, seeding Isaac Lab's random generators with ``seed`` first (when given)."""
-        self.env.env.reset(seed=seed)
+        self.env.unwrapped.reset(seed=seed)
         return self.env.get_observations()
 
     def step(self, actions: torch.Tensor) -> tuple[TensorDict, torch.Tensor, torch.Tensor, dict]:

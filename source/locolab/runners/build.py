@@ -8,6 +8,7 @@ from rsl_rl.env import VecEnv
 from torch import nn
 
 from locolab.envs.history import ProprioHistoryWrapper
+from locolab.envs.nonfinite_guard import NonFiniteGuard
 from locolab.eval.metrics import EpisodeMetricsWrapper
 
 from .checkpoints import POLICY_MODULES, fit_recurrent_actor, read_checkpoint
@@ -18,13 +19,14 @@ HISTORY_GROUP = "history"
 
 def wrap_for_agent(env, agent_cfg) -> VecEnv:
     """``env`` (a gymnasium Isaac Lab env, or an rsl_rl VecEnv such as
-    :class:`~locolab.envs.multiprocess.SubprocessVecEnv`) as the rsl_rl VecEnv the agent reads: with the episode
-    metrics in every step's extras and, when the agent reads the ``history`` observation (PPO-ROA), a
+    :class:`~locolab.envs.multiprocess.SubprocessVecEnv`) as the rsl_rl VecEnv the agent reads: with non-finite
+    environments reset (:class:`~locolab.envs.nonfinite_guard.NonFiniteGuard`), the episode metrics in every step's
+    extras and, when the agent reads the ``history`` observation (PPO-ROA), a
     :class:`~locolab.envs.history.ProprioHistoryWrapper` of the task's ``history_length``."""
     if isinstance(env, VecEnv):
         vec_env = env
     else:
-        vec_env = EpisodeMetricsWrapper(RslRlVecEnvWrapper(env, clip_actions=agent_cfg.clip_actions))
+        vec_env = EpisodeMetricsWrapper(NonFiniteGuard(RslRlVecEnvWrapper(env, clip_actions=agent_cfg.clip_actions)))
     if any(HISTORY_GROUP in groups for groups in agent_cfg.obs_groups.values()):
         length = getattr(vec_env.cfg, "history_length", None)
         if length is None:
@@ -42,6 +44,7 @@ def build_runner(env, agent_cfg, log_dir: str | None, evaluator=None) -> LocoLab
     runner = LocoLabOnPolicyRunner(wrap_for_agent(env, agent_cfg), agent_cfg.to_dict(), log_dir=log_dir,
                                    device=agent_cfg.device)
     runner.evaluator = evaluator
+    runner.trains = log_dir is not None
     return runner
 
 

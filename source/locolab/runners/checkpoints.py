@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import re
 from pathlib import Path
@@ -18,8 +19,13 @@ class CheckpointError(RuntimeError):
 
 
 def save_atomically(obj: dict, path: str | os.PathLike) -> None:
-    """``torch.save`` through :func:`~locolab.atomic_files.write_atomically`: a reader never sees half a file."""
-    write_atomically(path, lambda tmp: torch.save(obj, tmp))
+    """``torch.save`` through :func:`~locolab.atomic_files.write_atomically`: a reader never sees half a file.
+
+    The checkpoint is serialised in memory first and then written with Python's file I/O, so a file system that
+    refuses it (full, read-only) raises an ``OSError`` (torch's own zip writer reports that as a RuntimeError)."""
+    buffer = io.BytesIO()
+    torch.save(obj, buffer)
+    write_atomically(path, lambda tmp: tmp.write_bytes(buffer.getbuffer()))
 
 
 def latest_checkpoint(run_dir: str | os.PathLike) -> Path:

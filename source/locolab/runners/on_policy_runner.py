@@ -2,13 +2,23 @@
 
 Extends ``rsl_rl.runners.OnPolicyRunner``: its algorithm, storage, GAE, logger and checkpoint format are used as they
 are; its learning loop is restated around LocoLab's one rollout routine (the same steps, in the same order). Added:
-- checkpoints are written atomically (temporary file + rename), so a crash never leaves a truncated model;
-- resume continues at the iteration after the checkpoint's, with optimizer and normaliser state;
+- checkpoints are written atomically (temporary file + rename), so a crash never leaves a truncated model, and a
+  checkpoint that cannot be written (full disk, read-only folder) is reported in one line while the run goes on with
+  the previous checkpoint intact, trying again at the next save interval (TensorBoard too:
+  :class:`~.tolerant_writer.DiskTolerantWriter`);
+- resume continues at the iteration after the checkpoint's, with optimizer, learning rate and normaliser state, and
+  with the environment's curriculum progress (terrain levels, robustness level: saved with each checkpoint by
+  :mod:`locolab.envs.curriculum_state`; rsl_rl and Isaac Lab restart curricula from zero);
 - checkpoints record the environment they were trained on (observation sizes, action size, joint names), and a
   checkpoint that does not fit (other observation sizes, other robot, other network) is a clear error naming what
   differs;
 - SIGINT/SIGTERM finish the current iteration (rollout and update) and then save ``model_<it>.pt`` before the
   process exits; a second signal stops at once;
+- non-finite data never reaches training: environments that go NaN/Inf are reset by the environment
+  (:mod:`locolab.envs.nonfinite_guard`) and counted here (``NonFinite/env_resets`` and per first bad term, a line on
+  the first occurrence of each); an update that makes the policy non-finite is undone with a lower learning rate, at
+  most ``nonfinite.max_restores`` times, then the run stops with the last good state saved
+  (:mod:`~.nonfinite`);
 - an algorithm's ``log_scalars`` (e.g. PPO-ROA's lambda, phase and latent errors) go to TensorBoard each iteration;
 - episode metrics (:mod:`locolab.eval.metrics`: tracking errors, falls, time-outs, every reward term) of the episodes
   that finished in each rollout go to TensorBoard as ``rollout/<metric>``, and every ``evaluation.interval``
@@ -20,18 +30,23 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
 import time
 from pathlib import Path
 
 import torch
+from torch.utils.tensorboard import SummaryWriter
 
 from rsl_rl.runners import OnPolicyRunner
 from rsl_rl.utils import check_nan
 
+from locolab.envs.curriculum_state import load_vec_env_curriculum_state, vec_env_curriculum_state
 from locolab.eval.metrics import EpisodeAccumulator
 from locolab.eval.rollout import rollout
 
 from .checkpoints import CheckpointError, read_checkpoint, save_atomically
+from .nonfinite import NonFiniteCounter, NonFiniteUpdateError, UpdateGuard
+from .tolerant_writer import DiskTolerantWriter
 
 
 class TrainingInterrupted(Exception):
@@ -41,15 +56,24 @@ class TrainingInterrupted(Exception):
 class LocoLabOnPolicyRunner(OnPolicyRunner):
     """OnPolicyRunner with atomic checkpoints, exact resume and graceful interruption."""
 
-    def save(self, path: str, infos: dict | None = None) -> None:
+    def save(self, path: str, infos: dict | None = None) -> bool:
+        """Write a checkpoint atomically; False (and one line on stderr) when the file system refuses it."""
         saved = self.alg.save()
         saved["iter"] = self.current_learning_iteration
         saved["infos"] = infos
         saved["env"] = self.environment_signature()
         spec = getattr(getattr(self.env, "unwrapped", None), "spec", None)
         saved["task"] = spec.id if spec is not None else getattr(self.env, "task", None)
-        save_atomically(saved, path)
+        if self.trains:
+            saved["curriculum"] = vec_env_curriculum_state(self.env)
+        try:
+            save_atomically(saved, path)
+        except OSError as error:
+            print(f"[LocoLab] Could not write checkpoint {path} ({error.strerror or error}); the previous checkpoint "
+                  "is kept and the run goes on (next try at the next save interval).", file=sys.stderr, flush=True)
+            return False
         self.logger.save_model(path, self.current_learning_iteration)
+        return True
 
     def environment_signature(self) -> dict:
         """What a policy depends on: observation sizes per group, action size and the robots' joint names."""
@@ -79,7 +103,30 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
         if load_iteration:
             # the checkpoint holds the state after its iteration: continue with the next one
             self.current_learning_iteration = loaded["iter"] + 1
+        if self.trains and "curriculum" in loaded:  # resume, or a student starting where its teacher's curricula are
+            try:
+                load_vec_env_curriculum_state(self.env, loaded["curriculum"])
+            except ValueError as error:
+                raise CheckpointError(f"Checkpoint '{path}': {error}") from error
         return loaded["infos"]
+
+    trains = False
+    """A training runner (set by :func:`~.build.build_runner` when it logs): checkpoints carry the curriculum
+    progress and loading one restores it. Playback and evaluation runners leave their environment's curricula alone."""
+
+    def training_state(self) -> dict:
+        """Where training stands, as a resumed run starts from it: next iteration, learning rate, the acting model's
+        observation-normaliser sample count, the curricula and the algorithm's own scalars (PPO-ROA's lambda)."""
+        normalizer = getattr(self.alg.get_policy(), "obs_normalizer", None)
+        state = {"iteration": self.current_learning_iteration, "learning_rate": self.alg.learning_rate,
+                 "normalizer_count": float(normalizer.count) if hasattr(normalizer, "count") else None}
+        curriculum = vec_env_curriculum_state(self.env)
+        state["curriculum"] = curriculum["terms"]
+        if curriculum["terrain_levels"] is not None:
+            state["mean_terrain_level"] = float(curriculum["terrain_levels"].float().mean())
+        if hasattr(self.alg, "reg_lambda"):
+            state["reg_lambda"] = self.alg.reg_lambda()
+        return state
 
     evaluator = None
     """A :class:`~locolab.eval.periodic.PeriodicEvaluator`, or None: no periodic evaluation."""
@@ -96,9 +143,13 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
         if self.is_distributed:
             self.alg.broadcast_parameters()
         self.logger.init_logging_writer()
+        if isinstance(self.logger.writer, SummaryWriter):
+            self.logger.writer = DiskTolerantWriter(lambda: SummaryWriter(log_dir=self.logger.log_dir, flush_secs=10))
         kinds = getattr(self.env, "metric_kinds", None)  # None: an env without LocoLab's metrics (toy tasks)
         metrics = EpisodeAccumulator(kinds, self.env.num_envs, self.device) if kinds is not None else None
         start_it = self.current_learning_iteration
+        guard = UpdateGuard(self.alg, self.cfg.get("nonfinite", {}))
+        self.nonfinite = NonFiniteCounter()
         stop = _DeferredStop()
         with stop.installed():
             for it in range(start_it, start_it + num_learning_iterations):
@@ -112,13 +163,27 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
                     collect_time = time.time() - start
                     start = time.time()
                     self.alg.compute_returns(obs)
+                guard.before_update()
                 loss_dict = self.alg.update()
+                try:
+                    restored = guard.after_update(loss_dict)
+                except NonFiniteUpdateError as error:
+                    self.current_learning_iteration = max(it - 1, 0)
+                    path = Path(self.logger.log_dir or ".") / f"model_{self.current_learning_iteration}.pt"
+                    if self.logger.writer is not None and self.save(str(path)):
+                        error.add_note(f"the last good state is saved as {path}")
+                    raise
                 self.current_learning_iteration = it
+                if restored is not None:
+                    print(f"[LocoLab] Iteration {it}: the update went non-finite ({restored}); restored the state "
+                          f"before it and lowered the learning rate to {self.alg.learning_rate:.3g} (restore "
+                          f"{guard.restores} of {guard.max_restores}).", flush=True)
                 self.logger.log(it=it, start_it=start_it, total_it=start_it + num_learning_iterations,
                                 collect_time=collect_time, learn_time=time.time() - start, loss_dict=loss_dict,
                                 learning_rate=self.alg.learning_rate, action_std=self.alg.get_policy().output_std,
                                 rnd_weight=self.alg.rnd.weight if self.cfg["algorithm"].get("rnd_cfg") else None)
                 self._log_algorithm_scalars(it)
+                self._log_nonfinite(it, guard.restores)
                 if metrics is not None:
                     self._log_metrics("rollout", metrics.summary(), it)
                     metrics.reset_totals()
@@ -145,7 +210,8 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
 
     def _process_env_step(self, obs, rewards, dones, extras) -> None:
         """What rsl_rl's loop does with each transition: NaN check, storage, logger bookkeeping."""
-        if self.cfg.get("check_for_nan", True):
+        self.nonfinite.add(extras.get("nonfinite"))
+        if self.cfg.get("check_for_nan", True):  # rsl_rl's check: after the environment's guard, a safety net
             check_nan(obs, rewards, dones)
         self.alg.process_env_step(obs, rewards, dones, extras)
         intrinsic = self.alg.intrinsic_rewards if self.cfg["algorithm"].get("rnd_cfg") else None
@@ -154,14 +220,25 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
     def _save_interrupted(self, it: int, start_it: int) -> None:
         if self.logger.writer is not None and it >= start_it:
             path = Path(self.logger.log_dir) / f"model_{it}.pt"
-            self.save(str(path))
+            saved = self.save(str(path))
             self.logger.stop_logging_writer()
-            print(f"[LocoLab] Interrupted: saved {path}")
+            print(f"[LocoLab] Interrupted: {'saved' if saved else 'could not save'} {path}")
 
     def _log_metrics(self, prefix: str, summary: dict[str, float], it: int) -> None:
         if self.logger.writer is not None:
             for name, value in summary.items():
                 self.logger.writer.add_scalar(f"{prefix}/{name}", value, it)
+
+    def _log_nonfinite(self, it: int, restores: int) -> None:
+        counts, new = self.nonfinite.take()
+        for source in new:
+            print(f"[LocoLab] Iteration {it}: environments went non-finite (first bad term: {source}); they were reset "
+                  "and kept out of training (counted under NonFinite/ in TensorBoard).", flush=True)
+        if self.logger.writer is not None:
+            self.logger.writer.add_scalar("NonFinite/env_resets", sum(counts.values()), it)
+            self.logger.writer.add_scalar("NonFinite/update_restores", restores, it)
+            for source, count in counts.items():
+                self.logger.writer.add_scalar(f"NonFinite/{source}", count, it)
 
     def _log_algorithm_scalars(self, iteration: int) -> None:
         if self.logger.writer is not None:

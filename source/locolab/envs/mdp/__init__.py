@@ -1,7 +1,7 @@
 """LocoLab's MDP terms beyond Isaac Lab's: recorded dynamics randomisation, privileged observations and
 per-environment pushes for evaluation sweeps."""
 
-from .curriculums import robustness_curriculum
+from .curriculums import robustness_curriculum, robustness_curriculum_cfg
 from .events import push_at_speed
 from .dynamics import DynamicsRandomizationCfg, parameter_names, randomize_dynamics
 from .observations import dynamics_params, feet_contact

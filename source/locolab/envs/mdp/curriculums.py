@@ -12,6 +12,7 @@ documents), so a trained policy has met every sample. The level is logged as ``C
 from __future__ import annotations
 
 import copy
+import inspect
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -35,6 +36,14 @@ class robustness_curriculum(ManagerTermBase):
         self.push_cfg = (env.event_manager.get_term_cfg(push_event)
                          if push_event in env.event_manager.active_terms.get("interval", []) else None)
         self.final_push = copy.deepcopy(self.push_cfg.params["velocity_range"]) if self.push_cfg else None
+        self._apply()
+
+    def state_dict(self) -> dict:
+        """The level, saved with each checkpoint (locolab.envs.curriculum_state) so a resumed run keeps it."""
+        return {"level": self.level}
+
+    def load_state_dict(self, state: dict) -> None:
+        self.level = float(state["level"])
         self._apply()
 
     def _apply(self) -> None:
@@ -67,3 +76,11 @@ class robustness_curriculum(ManagerTermBase):
                     self.level = max(0.0, self.level - step)
                 self._apply()
         return torch.tensor(self.level)
+
+
+def robustness_curriculum_cfg() -> CurriculumTermCfg:
+    """The term's config with every parameter spelled out at its default, so that a command-line override such as
+    ``env.curriculum.robustness.params.step=0.1`` finds its key."""
+    parameters = inspect.signature(robustness_curriculum.__call__).parameters.values()
+    return CurriculumTermCfg(func=robustness_curriculum, params={
+        p.name: p.default for p in parameters if p.default is not inspect.Parameter.empty})

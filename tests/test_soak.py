@@ -1,0 +1,27 @@
+"""The short soak: a few minutes of training sampled every few seconds shows no growth in memory or open files
+(scripts/soak.py; the hours-long soak is the same command with more minutes)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import last_json, run_script
+
+pytestmark = pytest.mark.slow
+
+
+def test_a_short_soak_shows_no_growth_in_memory_or_open_files(tmp_path):
+    out = tmp_path / "soak.json"
+    result = run_script("soak.py", "--minutes", "3", "--sample_s", "5", "--out", str(out), "--", "--device", "cpu",
+                        "--num_envs", "8", "--sim_processes", "1", "--max_iterations", "100000",
+                        "--log_root", str(tmp_path / "logs"), timeout=900)
+    assert result.returncode == 0, result.stderr[-3000:]
+    summary = last_json(result.stdout)
+    report = json.loads(out.read_text())
+    assert len(report["samples"]) >= 20 and summary["iterations"] >= 10
+    assert all(sample["processes"] >= 1 and sample["rss_mb"] > 100 for sample in report["samples"])
+    assert abs(summary["rss_growth_percent"]) < 5.0  # noise on a shared machine is a few percent at most
+    assert summary["open_files_growth"] <= 0 and summary["threads_growth"] <= 0
+    assert (tmp_path / "soak.train.log").read_text().count("Interrupted: saved") == 1  # stopped cleanly
