@@ -9,6 +9,7 @@ checkpoint, so resume and playback see the same inputs.
 from isaaclab.utils import configclass
 
 from locolab.eval.periodic import PeriodicEvalCfg
+from locolab.runners.entropy_schedule import EntropyScheduleCfg
 from locolab.runners.nonfinite import NonFiniteCfg
 
 from isaaclab_tasks.core.velocity.config.go2.agents.rsl_rl_ppo_cfg import (
@@ -29,6 +30,7 @@ def use_locolab_defaults(cfg, experiment_name: str) -> None:
 class LocoLabGo2RoughPPORunnerCfg(UnitreeGo2RoughPPORunnerCfg):
     evaluation: PeriodicEvalCfg = PeriodicEvalCfg()
     nonfinite: NonFiniteCfg = NonFiniteCfg()
+    entropy_schedule: EntropyScheduleCfg = EntropyScheduleCfg()
 
     def __post_init__(self):
         super().__post_init__()
@@ -39,6 +41,7 @@ class LocoLabGo2RoughPPORunnerCfg(UnitreeGo2RoughPPORunnerCfg):
 class LocoLabGo2FlatPPORunnerCfg(UnitreeGo2FlatPPORunnerCfg):
     evaluation: PeriodicEvalCfg = PeriodicEvalCfg()
     nonfinite: NonFiniteCfg = NonFiniteCfg()
+    entropy_schedule: EntropyScheduleCfg = EntropyScheduleCfg()
 
     def __post_init__(self):
         super().__post_init__()

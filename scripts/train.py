@@ -77,14 +77,15 @@ def check_arguments(args: argparse.Namespace) -> None:
         raise ValueError("--teacher starts a new finetune run: use it with --phase finetune and without --resume.")
 
 
-def checked_checkpoint(path: str, agent: str, phase: str, task: str):
-    """The checkpoint file ``path`` names, read once to fail before the environment is built if it is unreadable
-    or was trained on another task, by another agent or in another ROA phase (a CheckpointError)."""
+def checked_checkpoint(path: str, agent: str, phase: str, task: str | None = None):
+    """The checkpoint file ``path`` names, read once to fail before the environment is built if it is unreadable,
+    was trained by another agent or in another ROA phase, or (``task`` given: a resume) on another task (a
+    CheckpointError)."""
     from locolab.runners import CheckpointError, read_checkpoint, resolve_checkpoint, trained_agent
 
     checkpoint = resolve_checkpoint(path)
     saved = read_checkpoint(checkpoint)
-    if saved.get("task") not in (None, task):
+    if task is not None and saved.get("task") not in (None, task):
         raise CheckpointError(f"Checkpoint '{checkpoint}' was trained on --task {saved['task']}, not --task {task}: "
                               f"give --task {saved['task']} (or start a new run without --resume).")
     saved_agent, saved_phase = trained_agent(saved)
@@ -125,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
                              f"({env_cfg.scene.num_envs}), got {sim_processes}.")
         check_assets_offline(env_cfg)  # again: an override may name another asset
         resume = checked_checkpoint(args.resume, args.agent, args.phase, args.task) if args.resume else None
-        teacher = checked_checkpoint(args.teacher, args.agent, "train", args.task) if args.teacher else None
+        teacher = checked_checkpoint(args.teacher, args.agent, "train") if args.teacher else None
     except (ValueError, CheckpointError, MissingAssetError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

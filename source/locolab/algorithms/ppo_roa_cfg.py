@@ -9,6 +9,7 @@ from isaaclab.utils import configclass
 from isaaclab_rl.rsl_rl import RslRlOnPolicyRunnerCfg, RslRlPpoAlgorithmCfg
 
 from locolab.eval.periodic import PeriodicEvalCfg
+from locolab.runners.entropy_schedule import EntropyScheduleCfg
 from locolab.runners.nonfinite import NonFiniteCfg
 
 
@@ -80,3 +81,4 @@ class RslRlRoaRunnerCfg(RslRlOnPolicyRunnerCfg):
     algorithm: RslRlRoaAlgorithmCfg = MISSING
     evaluation: PeriodicEvalCfg = PeriodicEvalCfg()
     nonfinite: NonFiniteCfg = NonFiniteCfg()
+    entropy_schedule: EntropyScheduleCfg = EntropyScheduleCfg()

@@ -19,6 +19,7 @@ are; its learning loop is restated around LocoLab's one rollout routine (the sam
   the first occurrence of each); an update that makes the policy non-finite is undone with a lower learning rate, at
   most ``nonfinite.max_restores`` times, then the run stops with the last good state saved
   (:mod:`~.nonfinite`);
+- the entropy bonus can follow a schedule over iterations (``entropy_schedule``, :mod:`~.entropy_schedule`);
 - an algorithm's ``log_scalars`` (e.g. PPO-ROA's lambda, phase and latent errors) go to TensorBoard each iteration;
 - episode metrics (:mod:`locolab.eval.metrics`: tracking errors, falls, time-outs, every reward term) of the episodes
   that finished in each rollout go to TensorBoard as ``rollout/<metric>``, and every ``evaluation.interval``
@@ -45,6 +46,7 @@ from locolab.eval.metrics import EpisodeAccumulator
 from locolab.eval.rollout import rollout
 
 from .checkpoints import CheckpointError, read_checkpoint, save_atomically
+from .entropy_schedule import scheduled_entropy_coef
 from .nonfinite import NonFiniteCounter, NonFiniteUpdateError, UpdateGuard
 from .tolerant_writer import DiskTolerantWriter
 
@@ -163,6 +165,7 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
                     collect_time = time.time() - start
                     start = time.time()
                     self.alg.compute_returns(obs)
+                self._schedule_entropy(it)
                 guard.before_update()
                 loss_dict = self.alg.update()
                 try:
@@ -228,6 +231,14 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
         if self.logger.writer is not None:
             for name, value in summary.items():
                 self.logger.writer.add_scalar(f"{prefix}/{name}", value, it)
+
+    def _schedule_entropy(self, it: int) -> None:
+        """Set the algorithm's entropy bonus for iteration ``it`` (``entropy_schedule``) and log it."""
+        schedule = self.cfg.get("entropy_schedule") or {}
+        if schedule.get("end", 0) > schedule.get("start", 0):
+            self.alg.entropy_coef = scheduled_entropy_coef(it, self.cfg["algorithm"]["entropy_coef"], **schedule)
+        if self.logger.writer is not None:
+            self.logger.writer.add_scalar("Loss/entropy_coef", self.alg.entropy_coef, it)
 
     def _log_nonfinite(self, it: int, restores: int) -> None:
         counts, new = self.nonfinite.take()

@@ -1,0 +1,31 @@
+"""The entropy bonus follows its schedule: constant by default, then linearly to its final value, by iteration
+(so a resumed run is at the same point), and training logs it."""
+
+from __future__ import annotations
+
+import pytest
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+from conftest import run_dirs, run_script
+from locolab.runners.entropy_schedule import scheduled_entropy_coef
+
+
+def test_the_coefficient_is_constant_until_start_then_linear_to_final_at_end():
+    values = [scheduled_entropy_coef(it, 0.01, 100, 300, 0.0) for it in (0, 100, 200, 250, 300, 1000)]
+    assert values == pytest.approx([0.01, 0.01, 0.005, 0.0025, 0.0, 0.0])
+
+
+def test_without_a_window_the_coefficient_stays_what_the_algorithm_says():
+    assert scheduled_entropy_coef(500, 0.01, 0, 0, 0.0) == 0.01
+    assert scheduled_entropy_coef(500, 0.01, 300, 100, 0.0) == 0.01
+
+
+@pytest.mark.slow
+def test_training_applies_and_logs_the_schedule(tmp_path):
+    result = run_script("train.py", "--device", "cpu", "--num_envs", "8", "--max_iterations", "3", "--sim_processes",
+                        "1", "--log_root", str(tmp_path), "agent.entropy_schedule.end=2",
+                        "agent.entropy_schedule.final=0.002")
+    assert result.returncode == 0, result.stderr[-3000:]
+    (run,) = run_dirs(tmp_path)
+    events = EventAccumulator(str(run)).Reload()
+    assert [e.value for e in events.Scalars("Loss/entropy_coef")] == pytest.approx([0.01, 0.006, 0.002])
