@@ -17,6 +17,8 @@ computes them: ``state/<robot>/<quantity>``, ``reward/<term>``, ``obs/<group>/<t
 
 from __future__ import annotations
 
+from collections import Counter
+
 import torch
 from tensordict import TensorDict
 
@@ -53,10 +55,7 @@ class NonFiniteGuard(VecEnvWrapper):
         time_outs = extras.get("time_outs")
         extras["time_outs"] = (torch.zeros_like(dones, dtype=torch.bool) if time_outs is None else time_outs.clone())
         extras["time_outs"][ids] = True
-        counts: dict[str, int] = {}
-        for source in sources.values():
-            counts[source] = counts.get(source, 0) + 1
-        extras["nonfinite"] = counts
+        extras["nonfinite"] = dict(Counter(sources.values()))
         return obs, rewards, dones, extras
 
     @staticmethod
