@@ -4,6 +4,7 @@
     python scripts/train.py --agent ppo_rnn                                  # recurrent (GRU) PPO
     python scripts/train.py --agent roa                                      # ROA phase train: the teacher
     python scripts/train.py --agent roa --phase finetune --teacher logs/locolab_go2_flat_roa/<run>   # the student
+    python scripts/train.py --agent sac --collector async                    # SAC, collecting while it learns (CPU)
 
     python scripts/train.py env.scene.num_envs=128 agent.algorithm.learning_rate=3e-4   # Hydra-style overrides
 
@@ -23,7 +24,8 @@ import sys
 from datetime import datetime
 
 DEFAULT_TASK = "LocoLab-Velocity-Flat-Go2"
-AGENTS = ("ppo", "ppo_rnn", "roa")
+AGENTS = ("ppo", "ppo_rnn", "roa", "sac")
+COLLECTORS = ("sync", "async")
 PHASES = ("train", "finetune")
 
 
@@ -31,10 +33,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--task", default=DEFAULT_TASK, help=f"gymnasium task id (default {DEFAULT_TASK})")
     parser.add_argument("--agent", choices=AGENTS, default="ppo", help="ppo (blind baseline), ppo_rnn (its recurrent "
-                        "variant: a GRU actor, agent.actor.rnn_type=lstm for an LSTM) or roa (PPO-ROA)")
+                        "variant: a GRU actor, agent.actor.rnn_type=lstm for an LSTM), roa (PPO-ROA) or sac (off-policy "
+                        "SAC)")
     parser.add_argument("--phase", choices=PHASES, default="train", help="ROA phase: train (teacher) or finetune "
                         "(student, starts from --teacher)")
     parser.add_argument("--teacher", default=None, help="finetune: the train-phase run directory or model_<it>.pt")
+    parser.add_argument("--collector", choices=COLLECTORS, default=None, help="SAC: sync (collect, then update) or "
+                        "async (a thread collects while the learner updates; CPU only). Default: the agent config's")
     parser.add_argument("--num_envs", type=int, default=None, help="default: the task's (4096), 64 on a CPU")
     parser.add_argument("--device", default=None, help="cpu, cuda or cuda:N for simulator AND agent (default: cuda "
                         "if available, else cpu)")
@@ -70,6 +75,8 @@ def check_arguments(args: argparse.Namespace) -> None:
         raise ValueError(f"--seed must be between {SEED_RANGE[0]} and {SEED_RANGE[1]}, got {args.seed}.")
     if args.agent != "roa" and (args.phase != "train" or args.teacher):
         raise ValueError("--phase finetune and --teacher belong to --agent roa.")
+    if args.collector is not None and args.agent != "sac":
+        raise ValueError("--collector belongs to --agent sac.")
     if args.phase == "finetune" and not (args.teacher or args.resume):
         raise ValueError("--phase finetune starts from a train-phase checkpoint: give --teacher <run dir or "
                          "model_<it>.pt> (or --resume a finetune run).")
@@ -98,6 +105,7 @@ def checked_checkpoint(path: str, agent: str, phase: str, task: str | None = Non
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    from locolab.algorithms.sac_cfg import check_sac_cfg
     from locolab.config_overrides import apply_overrides
     from locolab.cpu_profile import CpuProfileCfg, apply_cpu_profile, effective_settings
     from locolab.envs import MissingAssetError, check_assets_offline, load_task_cfgs, open_training_env
@@ -117,7 +125,11 @@ def main(argv: list[str] | None = None) -> int:
                               max_iterations_given=args.max_iterations is not None)
         if args.max_iterations is not None:
             agent_cfg.max_iterations = args.max_iterations
+        if args.collector is not None:
+            agent_cfg.collector = args.collector
         overridden = apply_overrides(env_cfg, agent_cfg, args.overrides)
+        if args.agent == "sac":
+            check_sac_cfg(agent_cfg)
         sim_processes = args.sim_processes or (profile.sim_processes if profile is not None else 1)
         if sim_processes > 1 and env_cfg.sim.device != "cpu":
             raise ValueError("--sim_processes applies to CPU simulation; on a GPU one process steps every robot.")

@@ -13,6 +13,7 @@ AGENT_ENTRY_POINTS = {
     ("ppo_rnn", "train"): "rsl_rl_rnn_cfg_entry_point",
     ("roa", "train"): "rsl_rl_roa_cfg_entry_point",
     ("roa", "finetune"): "rsl_rl_roa_finetune_cfg_entry_point",
+    ("sac", "train"): "sac_cfg_entry_point",
 }
 """Agent config entry point of each (``--agent``, ``--phase``)."""
 
@@ -40,6 +41,7 @@ def register() -> None:
                 "rsl_rl_roa_cfg_entry_point": f"{agents.__name__}.go2_roa_cfg:LocoLabGo2{terrain}RoaRunnerCfg",
                 "rsl_rl_roa_finetune_cfg_entry_point":
                     f"{agents.__name__}.go2_roa_cfg:LocoLabGo2{terrain}RoaFinetuneRunnerCfg",
+                "sac_cfg_entry_point": f"{agents.__name__}.go2_sac_cfg:LocoLabGo2{terrain}SacRunnerCfg",
             },
         )
 

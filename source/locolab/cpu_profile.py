@@ -13,6 +13,21 @@ from isaaclab.utils import configclass
 
 
 @configclass
+class SacCpuProfileCfg:
+    """SAC's sizes on a CPU (``--agent sac``): fewer environments' worth of data per iteration and smaller
+    minibatches than the GPU defaults, with several gradient steps per chunk."""
+
+    num_steps_per_env: int = 8
+    """Steps of every environment per iteration: 4096 transitions at 512 environments."""
+    batch_size: int = 2048
+    num_updates: int = 8
+    """Gradient steps per iteration: each transition is replayed about 4 times over its life in the buffer."""
+    buffer_size: int = 400_000
+    learning_starts: int = 16384
+    max_iterations: int = 3000
+
+
+@configclass
 class CpuProfileCfg:
     """Environment count, physics and PPO settings for training on a CPU."""
 
@@ -54,12 +69,18 @@ class CpuProfileCfg:
     evaluation_interval: int = 0
     """Periodic evaluation (agent ``evaluation.interval``) is off on a CPU: one evaluation of 8 environments x 20 s
     took 62-69 s beside a 512-env training of 5-6 s iterations, about 20 % of training time at interval 50."""
+    sac: SacCpuProfileCfg = SacCpuProfileCfg()
     robustness_curriculum: bool = True
     """Start from the nominal robot without pushes and widen the randomised dynamics and the pushes to the task's
     ranges as tracking improves (locolab.envs.mdp.robustness_curriculum)."""
 
 
 PPO_SETTINGS = ("learning_rate", "schedule", "desired_kl", "entropy_coef", "num_learning_epochs", "num_mini_batches")
+SAC_SETTINGS = ("batch_size", "num_updates", "buffer_size", "learning_starts")
+
+
+def is_sac(agent_cfg) -> bool:
+    return hasattr(agent_cfg.algorithm, "n_step")
 
 
 def set_physics_step(env_cfg, dt: float, decimation: int) -> None:
@@ -87,9 +108,12 @@ def effective_settings(env_cfg, agent_cfg) -> dict:
         "num_steps_per_env": agent_cfg.num_steps_per_env,
         "max_iterations": agent_cfg.max_iterations,
         "evaluation_interval": getattr(getattr(agent_cfg, "evaluation", None), "interval", 0),
-        **{name: getattr(algorithm, name) for name in PPO_SETTINGS},
-        "symmetry_augmentation": getattr(algorithm, "symmetry_cfg", None) is not None,
     }
+    if is_sac(agent_cfg):
+        settings.update({name: getattr(algorithm, name) for name in SAC_SETTINGS}, collector=agent_cfg.collector)
+        return settings
+    settings.update({name: getattr(algorithm, name) for name in PPO_SETTINGS})
+    settings["symmetry_augmentation"] = getattr(algorithm, "symmetry_cfg", None) is not None
     if hasattr(algorithm, "reg_lambda_window"):
         settings["reg_lambda_window"] = list(algorithm.reg_lambda_window)
     return settings
@@ -106,6 +130,19 @@ def apply_cpu_profile(env_cfg, agent_cfg, profile: CpuProfileCfg, num_envs_given
         env_cfg.scene.num_envs = profile.num_envs
     env_cfg.sim.physics.num_substeps = profile.num_substeps
     set_physics_step(env_cfg, profile.physics_dt, profile.decimation)
+    if profile.robustness_curriculum:
+        from locolab.envs.mdp import robustness_curriculum_cfg
+
+        env_cfg.curriculum.robustness = robustness_curriculum_cfg()
+    if hasattr(agent_cfg, "evaluation"):
+        agent_cfg.evaluation.interval = profile.evaluation_interval
+    if is_sac(agent_cfg):
+        agent_cfg.num_steps_per_env = profile.sac.num_steps_per_env
+        for name in SAC_SETTINGS:
+            setattr(agent_cfg.algorithm, name, getattr(profile.sac, name))
+        if not max_iterations_given:
+            agent_cfg.max_iterations = profile.sac.max_iterations
+        return
     is_roa = hasattr(agent_cfg.algorithm, "reg_lambda_window")
     if profile.symmetry_augmentation and agent_cfg.actor.class_name != "RNNModel":  # rsl_rl: not for recurrent
         from isaaclab_rl.rsl_rl import RslRlSymmetryCfg
@@ -114,12 +151,6 @@ def apply_cpu_profile(env_cfg, agent_cfg, profile: CpuProfileCfg, num_envs_given
 
         agent_cfg.algorithm.symmetry_cfg = RslRlSymmetryCfg(use_data_augmentation=True,
                                                             data_augmentation_func=compute_symmetric_states)
-    if profile.robustness_curriculum:
-        from locolab.envs.mdp import robustness_curriculum_cfg
-
-        env_cfg.curriculum.robustness = robustness_curriculum_cfg()
-    if hasattr(agent_cfg, "evaluation"):
-        agent_cfg.evaluation.interval = profile.evaluation_interval
     agent_cfg.num_steps_per_env = profile.num_steps_per_env
     algorithm = agent_cfg.algorithm
     for name in PPO_SETTINGS:

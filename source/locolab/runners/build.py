@@ -1,4 +1,5 @@
-"""Wraps an Isaac Lab environment for rsl_rl and builds LocoLab's runner on the agent config's device."""
+"""Wraps an Isaac Lab environment for rsl_rl and builds LocoLab's runner on the agent config's device: the on-policy
+runner for PPO and PPO-ROA, the off-policy runner for SAC."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from locolab.envs.nonfinite_guard import NonFiniteGuard
 from locolab.eval.metrics import EpisodeMetricsWrapper
 
 from .checkpoints import POLICY_MODULES, fit_recurrent_actor, read_checkpoint
+from .off_policy_runner import OffPolicyRunner
 from .on_policy_runner import LocoLabOnPolicyRunner
 
 HISTORY_GROUP = "history"
@@ -39,10 +41,17 @@ def wrap_for_agent(env, agent_cfg) -> VecEnv:
 def build_runner(env, agent_cfg, log_dir: str | None, evaluator=None) -> LocoLabOnPolicyRunner:
     """An rsl_rl runner over ``env`` (see :func:`wrap_for_agent`); ``log_dir=None`` disables logging and
     checkpoints; ``evaluator`` (a :class:`~locolab.eval.periodic.PeriodicEvaluator`) evaluates the policy every
-    ``agent_cfg.evaluation.interval`` iterations."""
-    agent_cfg = handle_deprecated_rsl_rl_cfg(agent_cfg, check_rsl_rl_version())
-    runner = LocoLabOnPolicyRunner(wrap_for_agent(env, agent_cfg), agent_cfg.to_dict(), log_dir=log_dir,
-                                   device=agent_cfg.device)
+    ``agent_cfg.evaluation.interval`` iterations. A :class:`~locolab.algorithms.sac_cfg.SacRunnerCfg` gets the
+    :class:`~.off_policy_runner.OffPolicyRunner`."""
+    from locolab.algorithms.sac_cfg import SacRunnerCfg  # not at import: it imports this package's nonfinite module
+
+    if isinstance(agent_cfg, SacRunnerCfg):
+        runner_class = OffPolicyRunner
+    else:
+        agent_cfg = handle_deprecated_rsl_rl_cfg(agent_cfg, check_rsl_rl_version())
+        runner_class = LocoLabOnPolicyRunner
+    runner = runner_class(wrap_for_agent(env, agent_cfg), agent_cfg.to_dict(), log_dir=log_dir,
+                          device=agent_cfg.device)
     runner.evaluator = evaluator
     runner.trains = log_dir is not None
     return runner

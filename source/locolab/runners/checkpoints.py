@@ -62,7 +62,9 @@ def read_checkpoint(path: str | os.PathLike, map_location: str = "cpu") -> dict:
 
 def trained_agent(checkpoint: dict) -> tuple[str, str]:
     """The ``(--agent, --phase)`` a checkpoint was trained with: ("ppo", "train"), ("ppo_rnn", "train") for a
-    recurrent actor, or ("roa", its PPO-ROA phase)."""
+    recurrent actor, ("sac", "train"), or ("roa", its PPO-ROA phase)."""
+    if "sac" in checkpoint:
+        return "sac", "train"
     if "roa" in checkpoint:
         return "roa", checkpoint["roa"]["phase"]
     recurrent = any(key.startswith("rnn.") for key in checkpoint.get("actor_state_dict", {}))
@@ -84,7 +86,7 @@ def fit_recurrent_actor(agent_cfg, checkpoint: dict) -> None:
 
 
 POLICY_MODULES = {"policy": "actor", "teacher": "actor", "student": "actor_adapt"}
-"""The algorithm attribute of each policy: PPO's actor, PPO-ROA's actor (teacher) or actor_adapt (student)."""
+"""The algorithm attribute of each policy: PPO's or SAC's actor, PPO-ROA's actor (teacher) or actor_adapt (student)."""
 
 
 def checkpoint_policy(checkpoint: dict, requested: str | None, roa_default: str | None = None) -> tuple[str, str, str]:
@@ -93,6 +95,6 @@ def checkpoint_policy(checkpoint: dict, requested: str | None, roa_default: str 
     agent, phase = trained_agent(checkpoint)
     if agent != "roa":
         if requested is not None:
-            raise ValueError(f"'{requested}' applies to PPO-ROA checkpoints; this one was trained with PPO.")
+            raise ValueError(f"'{requested}' applies to PPO-ROA checkpoints; this one was trained with {agent}.")
         return agent, phase, "policy"
     return agent, phase, requested or roa_default or ("teacher" if phase == "train" else "student")

@@ -136,11 +136,13 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
     def learn(self, num_learning_iterations: int, init_at_random_ep_len: bool = False) -> None:
         """rsl_rl's learning loop with its rollout done by :func:`locolab.eval.rollout.rollout` (episode metrics
         logged under ``rollout/``), periodic evaluation (``eval/``), and a graceful stop: on SIGINT/SIGTERM the
-        current iteration is finished, logged and saved, then :class:`TrainingInterrupted` is raised."""
+        current iteration is finished, logged and saved, then :class:`TrainingInterrupted` is raised.
+
+        One iteration's collection and update are :meth:`_iterate`'s; what happens around them (non-finite restore,
+        logging, evaluation, checkpoints, the stop) is shared with the off-policy runner."""
         if init_at_random_ep_len:
             self.env.episode_length_buf = torch.randint_like(self.env.episode_length_buf,
                                                              high=int(self.env.max_episode_length))
-        obs = self.env.get_observations().to(self.device)
         self.alg.train_mode()
         if self.is_distributed:
             self.alg.broadcast_parameters()
@@ -148,28 +150,19 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
         if isinstance(self.logger.writer, SummaryWriter):
             self.logger.writer = DiskTolerantWriter(lambda: SummaryWriter(log_dir=self.logger.log_dir, flush_secs=10))
         kinds = getattr(self.env, "metric_kinds", None)  # None: an env without LocoLab's metrics (toy tasks)
-        metrics = EpisodeAccumulator(kinds, self.env.num_envs, self.device) if kinds is not None else None
+        self.metrics = EpisodeAccumulator(kinds, self.env.num_envs, self.device) if kinds is not None else None
         start_it = self.current_learning_iteration
-        guard = UpdateGuard(self.alg, self.cfg.get("nonfinite", {}))
+        self.guard = UpdateGuard(self.alg, self.cfg.get("nonfinite", {}))
         self.nonfinite = NonFiniteCounter()
         stop = _DeferredStop()
-        with stop.installed():
+        with stop.installed(), self._collection():
             for it in range(start_it, start_it + num_learning_iterations):
                 if stop.pending:
                     self._save_interrupted(it - 1, start_it)
                     raise TrainingInterrupted(f"{stop.pending} received")
-                start = time.time()
-                with torch.inference_mode():
-                    obs = rollout(self.env, self.alg.act, self.cfg["num_steps_per_env"], obs, metrics,
-                                  on_step=self._process_env_step, device=self.device)
-                    collect_time = time.time() - start
-                    start = time.time()
-                    self.alg.compute_returns(obs)
-                self._schedule_entropy(it)
-                guard.before_update()
-                loss_dict = self.alg.update()
+                collect_time, learn_time, loss_dict = self._iterate(it)
                 try:
-                    restored = guard.after_update(loss_dict)
+                    restored = self.guard.after_update(loss_dict)
                 except NonFiniteUpdateError as error:
                     self.current_learning_iteration = max(it - 1, 0)
                     path = Path(self.logger.log_dir or ".") / f"model_{self.current_learning_iteration}.pt"
@@ -180,24 +173,48 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
                 if restored is not None:
                     print(f"[LocoLab] Iteration {it}: the update went non-finite ({restored}); restored the state "
                           f"before it and lowered the learning rate to {self.alg.learning_rate:.3g} (restore "
-                          f"{guard.restores} of {guard.max_restores}).", flush=True)
+                          f"{self.guard.restores} of {self.guard.max_restores}).", flush=True)
                 self.logger.log(it=it, start_it=start_it, total_it=start_it + num_learning_iterations,
-                                collect_time=collect_time, learn_time=time.time() - start, loss_dict=loss_dict,
-                                learning_rate=self.alg.learning_rate, action_std=self.alg.get_policy().output_std,
+                                collect_time=collect_time, learn_time=learn_time, loss_dict=loss_dict,
+                                learning_rate=self.alg.learning_rate, action_std=self._action_std(),
                                 rnd_weight=self.alg.rnd.weight if self.cfg["algorithm"].get("rnd_cfg") else None)
                 self._log_algorithm_scalars(it)
-                self._log_nonfinite(it, guard.restores)
-                if metrics is not None:
-                    self._log_metrics("rollout", metrics.summary(), it)
-                    metrics.reset_totals()
+                self._log_nonfinite(it, self.guard.restores)
+                if self.metrics is not None:
+                    self._log_metrics("rollout", self.metrics.summary(), it)
+                    self.metrics.reset_totals()
                 interval = self.cfg.get("evaluation", {}).get("interval", 0)
                 if self.evaluator is not None and interval > 0 and it % interval == 0:
                     self.evaluate(it)
                 if self.logger.writer is not None and it % self.cfg["save_interval"] == 0:
                     self.save(os.path.join(self.logger.log_dir, f"model_{it}.pt"))
-        if self.logger.writer is not None:
-            self.save(os.path.join(self.logger.log_dir, f"model_{self.current_learning_iteration}.pt"))
-            self.logger.stop_logging_writer()
+            if self.logger.writer is not None:
+                self.save(os.path.join(self.logger.log_dir, f"model_{self.current_learning_iteration}.pt"))
+                self.logger.stop_logging_writer()
+
+    @contextlib.contextmanager
+    def _collection(self):
+        """What collection needs for the length of ``learn``: here the observation the next rollout starts from."""
+        self._obs = self.env.get_observations().to(self.device)
+        yield
+
+    def _iterate(self, it: int) -> tuple[float, float, dict]:
+        """One PPO iteration: a rollout into rsl_rl's storage, GAE, the update (with the state before it kept by the
+        non-finite guard). Returns the collection and learning seconds and the losses."""
+        start = time.time()
+        with torch.inference_mode():
+            self._obs = rollout(self.env, self.alg.act, self.cfg["num_steps_per_env"], self._obs, self.metrics,
+                                on_step=self._process_env_step, device=self.device)
+            collect_time = time.time() - start
+            start = time.time()
+            self.alg.compute_returns(self._obs)
+        self._schedule_entropy(it)
+        self.guard.before_update()
+        loss_dict = self.alg.update()
+        return collect_time, time.time() - start, loss_dict
+
+    def _action_std(self) -> torch.Tensor:
+        return self.alg.get_policy().output_std
 
     def evaluate(self, it: int) -> dict[str, float]:
         """One periodic evaluation of the acting policy's mean action; logged under ``eval/``, with its seconds."""

@@ -1,0 +1,111 @@
+"""Isaac Lab configclasses for SAC (:class:`locolab.algorithms.sac.SAC`) and its off-policy runner, in the style of
+isaaclab_rl's rsl_rl configs: the runner fields LocoLab's scripts read (seed, device, experiment, intervals,
+observation sets) keep their rsl_rl names."""
+
+from __future__ import annotations
+
+from dataclasses import MISSING
+from typing import Literal
+
+from isaaclab.utils import configclass
+
+from locolab.eval.periodic import PeriodicEvalCfg
+from locolab.runners.nonfinite import NonFiniteCfg
+
+
+@configclass
+class SacActorCfg:
+    """The tanh-squashed Gaussian actor: an rsl_rl ``MLPModel`` on the ``actor`` observation set."""
+
+    hidden_dims: list[int] = [256, 256, 128]
+    activation: str = "elu"
+    obs_normalization: bool = True
+    init_std: float = 1.0
+    """Initial standard deviation before the squash."""
+    action_bound: float = 3.0
+    """Actions are ``action_bound * tanh(u)``. The Go2 task scales actions by 0.25 rad around the default pose, so
+    3.0 allows 0.75 rad, about the range PPO's actions cover; a much wider bound spends exploration on joint
+    positions a gait never uses."""
+
+
+@configclass
+class SacCriticCfg:
+    """The twin Q-functions on the ``critic`` observation set (privileged terms included) and the action."""
+
+    hidden_dims: list[int] = [512, 256, 128]
+    activation: str = "elu"
+    obs_normalization: bool = True
+
+
+@configclass
+class SacAlgorithmCfg:
+    class_name: str = "locolab.algorithms.sac:SAC"
+    gamma: float = 0.99
+    tau: float = 0.01
+    """Soft target update rate per gradient step."""
+    n_step: int = 3
+    """Steps of reward summed before bootstrapping (terminations and time-outs cut it short)."""
+    batch_size: int = 8192
+    num_updates: int = 8
+    """Gradient steps per iteration (an iteration collects ``num_steps_per_env`` steps of every environment)."""
+    buffer_size: int = 1_000_000
+    learning_starts: int = 32768
+    """Transitions in the buffer before the first update; until then the untrained actor's noise explores."""
+    actor_learning_rate: float = 3e-4
+    critic_learning_rate: float = 3e-4
+    alpha_learning_rate: float = 3e-4
+    init_alpha: float = 0.01
+    """Initial entropy temperature; Isaac Lab's rewards are per-step rates times the 20 ms step, so returns are small
+    and a temperature of 1 would drown them."""
+    target_entropy: float | None = None
+    """Entropy the temperature steers toward; None: minus the number of actions."""
+    max_grad_norm: float = 10.0
+
+
+@configclass
+class SacRunnerCfg:
+    """The off-policy runner (:class:`locolab.runners.off_policy_runner.OffPolicyRunner`)."""
+
+    seed: int = 42
+    device: str = "cuda:0"
+    num_steps_per_env: int = 8
+    """Steps of every environment collected per iteration."""
+    max_iterations: int = MISSING
+    save_interval: int = 100
+    experiment_name: str = MISSING
+    run_name: str = ""
+    logger: str = "tensorboard"
+    obs_groups: dict[str, list[str]] = {"actor": ["policy"], "critic": ["critic"]}
+    clip_actions: float | None = None
+    init_at_random_ep_len: bool = True
+    collector: Literal["sync", "async"] = "sync"
+    """``sync``: collect, then update. ``async``: a background thread collects while the learner updates (CPU only:
+    see :mod:`locolab.offpolicy.collectors`)."""
+    async_queue_size: int = 2
+    """Chunks the asynchronous collector may run ahead of the learner."""
+    algorithm: SacAlgorithmCfg = SacAlgorithmCfg()
+    actor: SacActorCfg = SacActorCfg()
+    critic: SacCriticCfg = SacCriticCfg()
+    evaluation: PeriodicEvalCfg = PeriodicEvalCfg()
+    nonfinite: NonFiniteCfg = NonFiniteCfg()
+
+
+def check_sac_cfg(cfg: SacRunnerCfg) -> None:
+    """Settings that cannot train, as a ValueError naming the setting and the fix."""
+    alg = cfg.algorithm
+    for name in ("batch_size", "num_updates", "buffer_size", "n_step"):
+        if getattr(alg, name) < 1:
+            raise ValueError(f"agent.algorithm.{name} must be at least 1, got {getattr(alg, name)}.")
+    if alg.batch_size > alg.buffer_size:
+        raise ValueError(f"agent.algorithm.batch_size ({alg.batch_size}) is larger than the replay buffer "
+                         f"(agent.algorithm.buffer_size={alg.buffer_size}): raise the buffer or lower the batch.")
+    if alg.learning_starts > alg.buffer_size:
+        raise ValueError(f"agent.algorithm.learning_starts ({alg.learning_starts}) exceeds the replay buffer "
+                         f"(agent.algorithm.buffer_size={alg.buffer_size}): updates would never start.")
+    if not 0.0 < alg.tau <= 1.0 or not 0.0 < alg.gamma <= 1.0:
+        raise ValueError(f"agent.algorithm.tau and gamma must lie in (0, 1], got tau={alg.tau}, gamma={alg.gamma}.")
+    if cfg.collector not in ("sync", "async"):
+        raise ValueError(f"--collector must be sync or async, got '{cfg.collector}'.")
+    if cfg.collector == "async" and cfg.device != "cpu":
+        raise ValueError("--collector async runs on a CPU (it fills the core the single-threaded simulation leaves "
+                         f"idle); on {cfg.device} use --collector sync.")

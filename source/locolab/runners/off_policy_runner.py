@@ -1,0 +1,109 @@
+"""The off-policy runner: SAC trained from a replay buffer fed by a synchronous or an asynchronous collector.
+
+Extends :class:`~.on_policy_runner.LocoLabOnPolicyRunner`, whose guarantees it keeps as they are (atomic
+checkpoints that record the environment and its curricula, exact resume, SIGINT/SIGTERM saving, the non-finite
+guard, periodic evaluation, episode metrics under ``rollout/``, rsl_rl's logger and so PPO's metric names:
+``Train/mean_reward``, ``Loss/value_function`` (the critics' loss), ``Loss/surrogate`` (the actor's), ``Perf/*``).
+What differs is one iteration (:meth:`_iterate`): take a chunk of ``num_steps_per_env`` steps from the collector,
+turn it into n-step transitions in the replay buffer, run ``num_updates`` SAC gradient steps on sampled minibatches
+(once the buffer holds ``learning_starts`` transitions) and publish the new actor weights to the collector.
+
+The replay buffer is not part of a checkpoint (it is large and refills in a few iterations): a resumed run collects
+``learning_starts`` transitions with the resumed actor before its first update.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+
+import torch
+
+from rsl_rl.utils.logger import Logger
+
+from locolab.algorithms.sac import SAC
+from locolab.offpolicy.collectors import COLLECTORS, AsyncCollector, Chunk
+from locolab.offpolicy.nstep import NStepWindow
+from locolab.offpolicy.replay_buffer import ReplayBuffer
+
+from .on_policy_runner import LocoLabOnPolicyRunner
+
+
+class OffPolicyRunner(LocoLabOnPolicyRunner):
+    """SAC with a replay buffer and a ``sync`` or ``async`` collector (``cfg["collector"]``)."""
+
+    alg: SAC
+
+    def __init__(self, env, train_cfg: dict, log_dir: str | None = None, device: str = "cpu") -> None:
+        self.env = env
+        self.cfg = train_cfg
+        self.device = device
+        self._configure_multi_gpu()
+        if self.is_distributed:
+            raise ValueError("--agent sac trains on one device; multi-GPU training is PPO's.")
+        alg_cfg = train_cfg["algorithm"]
+        self.alg = SAC.from_config(env.get_observations(), env.num_actions, train_cfg, device)
+        self.buffer = ReplayBuffer(alg_cfg["buffer_size"], device)
+        self.logger = Logger(log_dir=log_dir, cfg=train_cfg, env_cfg=env.cfg, num_envs=env.num_envs,
+                             is_distributed=False, gpu_world_size=1, gpu_global_rank=0, device=device)
+        self.current_learning_iteration = 0
+        self.collector = None
+
+    def save(self, path: str, infos: dict | None = None) -> bool:
+        """The runner's checkpoint, with the environment to itself while its curriculum state is read."""
+        with self.collector.paused() if self.collector is not None else contextlib.nullcontext():
+            return super().save(path, infos)
+
+    @contextlib.contextmanager
+    def _collection(self):
+        """The collector and the n-step window for the length of ``learn``; the collector is closed on the way out."""
+        collector_class = COLLECTORS[self.cfg["collector"]]
+        options = {"queue_size": self.cfg["async_queue_size"]} if collector_class is AsyncCollector else {}
+        self.collector = collector_class(self.env, self.alg.actor, self.cfg["num_steps_per_env"], self.device,
+                                         **options)
+        self.window = NStepWindow(self.cfg["algorithm"]["n_step"], self.cfg["algorithm"]["gamma"])
+        try:
+            yield
+        finally:
+            self.collector.close()
+            self.collector = None
+
+    def _iterate(self, it: int) -> tuple[float, float, dict]:
+        start = time.time()
+        chunk = self.collector.collect()
+        collect_time = time.time() - start
+        start = time.time()
+        self._account(chunk)
+        self.alg.update_normalization(chunk.steps["obs"].reshape(-1))
+        transitions = self.window.add(chunk.steps)
+        if transitions is not None:
+            self.buffer.extend(transitions.reshape(-1))
+        self.guard.before_update()
+        loss_dict = self._update()
+        self.collector.publish(self.alg.actor, it + 1)
+        return collect_time, time.time() - start, loss_dict
+
+    def _update(self) -> dict[str, float]:
+        """``num_updates`` SAC steps on sampled minibatches, their losses averaged (none before ``learning_starts``)."""
+        alg_cfg = self.cfg["algorithm"]
+        if self.buffer.size < alg_cfg["learning_starts"]:
+            return {}
+        totals: dict[str, float] = {}
+        for _ in range(alg_cfg["num_updates"]):
+            for name, value in self.alg.update(self.buffer.sample(alg_cfg["batch_size"])).items():
+                totals[name] = totals.get(name, 0.0) + value
+        return {name: total / alg_cfg["num_updates"] for name, total in totals.items()}
+
+    def _account(self, chunk: Chunk) -> None:
+        """Episode bookkeeping of every collected step, in the learner's thread: rsl_rl's logger, the episode
+        metrics and the non-finite counts."""
+        steps = chunk.steps
+        dones = (steps["terminated"] | steps["time_out"]).float()
+        for t, extras in enumerate(chunk.extras):
+            self.nonfinite.add(extras.get("nonfinite"))
+            self.logger.process_env_step(steps["reward"][t], dones[t], extras)
+            if self.metrics is not None and "metrics" in steps.keys():
+                self.metrics.add(steps["reward"][t], dones[t], steps["metrics"][t])
+
+    def _action_std(self) -> torch.Tensor:
+        return self.alg.action_std
