@@ -24,10 +24,12 @@ CURRICULUM_MOVES = ("env.curriculum.robustness.params.initial_level=0.3",
                     "env.curriculum.robustness.params.threshold=0.0", "env.curriculum.robustness.params.step=0.01")
 """The robustness level starts at 0.3 and every ending episode raises it a little; the resumed run is started without
 these overrides (its level would start at 0), so only a restored level can match the saved one."""
-AGENT_ARGS = {"ppo": (), "roa": ("--agent", "roa", "agent.algorithm.reg_lambda_window=[0,20]")}
+AGENT_ARGS = {"ppo": (), "roa": ("--agent", "roa", "agent.algorithm.reg_lambda_window=[0,20]"),
+              "sac": ("--agent", "sac", "agent.algorithm.learning_starts=64", "agent.algorithm.batch_size=64",
+                      "agent.algorithm.num_updates=2", "agent.algorithm.buffer_size=4096")}
 
 
-@pytest.mark.parametrize("agent", ["ppo", "roa"])
+@pytest.mark.parametrize("agent", ["ppo", "roa", "sac"])
 def test_kill_9_mid_iteration_then_resume_continues_exactly_from_the_latest_checkpoint(tmp_path, agent):
     logs = tmp_path / "logs"
     process = start_training(logs, "--seed", "4", "agent.save_interval=2", *CURRICULUM_MOVES, *AGENT_ARGS[agent])
@@ -37,16 +39,19 @@ def test_kill_9_mid_iteration_then_resume_continues_exactly_from_the_latest_chec
     process.communicate(timeout=60)
     assert process.returncode == -signal.SIGKILL
     (run,) = run_dirs(logs)
-    assert sorted(p.name for p in run.glob("model_*.pt")) == ["model_0.pt", "model_2.pt", "model_4.pt"]
-    saved = torch.load(run / "model_4.pt", weights_only=False)
+    saved_iterations = sorted(int(p.stem.split("_")[1]) for p in run.glob("model_*.pt"))
+    latest = saved_iterations[-1]
+    assert latest >= 4 and saved_iterations == list(range(0, latest + 1, 2))  # every save interval, nothing after
+    saved = torch.load(run / f"model_{latest}.pt", weights_only=False)
 
     result = run_script("train.py", "--device", "cpu", "--num_envs", "8", "--max_iterations", "1", "--resume",
                         str(run), "--log_root", str(tmp_path / "resumed"), *AGENT_ARGS[agent])
     assert result.returncode == 0, result.stderr[-3000:]
     line = next(line for line in result.stdout.splitlines() if line.startswith(RESUMED))
     state = json.loads(line[len(RESUMED):])
-    assert state["iteration"] == saved["iter"] + 1 == 5
-    saved_lr = saved["roa"]["learning_rate"] if agent == "roa" else saved["optimizer_state_dict"]["param_groups"][0]["lr"]
+    assert state["iteration"] == saved["iter"] + 1 == latest + 1
+    saved_lr = saved[agent]["learning_rate"] if agent in ("roa", "sac") else \
+        saved["optimizer_state_dict"]["param_groups"][0]["lr"]
     assert state["learning_rate"] == pytest.approx(saved_lr)
     actor = saved["actor_state_dict"]
     assert state["normalizer_count"] == float(actor["obs_normalizer.count"])
@@ -55,6 +60,9 @@ def test_kill_9_mid_iteration_then_resume_continues_exactly_from_the_latest_chec
     assert [terms["robustness"]["level"] for terms in state["curriculum"]] == pytest.approx(levels)
     if agent == "roa":
         assert state["reg_lambda"] == pytest.approx(saved["roa"]["reg_lambda"]) and state["reg_lambda"] > 0.0
+    if agent == "sac":
+        assert state["updates"] == saved["sac"]["updates"] > 0
+        assert state["temperature"] == pytest.approx(float(saved["log_alpha"].exp()))
 
 
 @contextlib.contextmanager

@@ -12,7 +12,7 @@ from locolab.envs.history import ProprioHistoryWrapper
 from locolab.envs.nonfinite_guard import NonFiniteGuard
 from locolab.eval.metrics import EpisodeMetricsWrapper
 
-from .checkpoints import POLICY_MODULES, fit_recurrent_actor, read_checkpoint
+from .checkpoints import POLICY_MODULES, fit_recurrent_actor, fit_sac_networks, read_checkpoint
 from .off_policy_runner import OffPolicyRunner
 from .on_policy_runner import LocoLabOnPolicyRunner
 
@@ -60,8 +60,11 @@ def build_runner(env, agent_cfg, log_dir: str | None, evaluator=None) -> LocoLab
 def load_policy(env, agent_cfg, checkpoint, policy: str) -> tuple[LocoLabOnPolicyRunner, nn.Module]:
     """A logging-free runner over ``env`` with ``checkpoint`` loaded (a CheckpointError if it does not fit), and
     its ``policy`` ("policy", "teacher" or "student") in evaluation mode. A recurrent actor takes the checkpoint's
-    RNN type and size (:func:`~.checkpoints.fit_recurrent_actor`)."""
-    fit_recurrent_actor(agent_cfg, read_checkpoint(checkpoint))
+    RNN type and size (:func:`~.checkpoints.fit_recurrent_actor`), a SAC agent its network sizes
+    (:func:`~.checkpoints.fit_sac_networks`)."""
+    saved = read_checkpoint(checkpoint)
+    fit_recurrent_actor(agent_cfg, saved)
+    fit_sac_networks(agent_cfg, saved)
     runner = build_runner(env, agent_cfg, log_dir=None)
     runner.load(str(checkpoint))
     runner.alg.eval_mode()

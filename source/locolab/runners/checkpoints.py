@@ -85,6 +85,23 @@ def fit_recurrent_actor(agent_cfg, checkpoint: dict) -> None:
     agent_cfg.actor.rnn_num_layers = len(recurrent)
 
 
+def fit_sac_networks(agent_cfg, checkpoint: dict) -> None:
+    """Give a SAC config the hidden layer sizes of the checkpoint's actor and critics, read from their weights: the CPU
+    profile trains smaller networks than the GPU defaults, and playback, evaluation and export apply no profile.
+    Other checkpoints are left alone."""
+    if "sac" not in checkpoint:
+        return
+    agent_cfg.actor.hidden_dims = hidden_sizes(checkpoint["actor_state_dict"], "mlp.")
+    agent_cfg.critic.hidden_dims = hidden_sizes(checkpoint["critic_state_dict"], "q1.")
+
+
+def hidden_sizes(state_dict: dict, prefix: str) -> list[int]:
+    """The output sizes of an rsl_rl ``MLP``'s linear layers, the last (output) layer left out."""
+    layers = sorted((int(key[len(prefix):].split(".")[0]), value.shape[0]) for key, value in state_dict.items()
+                    if key.startswith(prefix) and key.endswith(".weight"))
+    return [size for _, size in layers[:-1]]
+
+
 POLICY_MODULES = {"policy": "actor", "teacher": "actor", "student": "actor_adapt"}
 """The algorithm attribute of each policy: PPO's or SAC's actor, PPO-ROA's actor (teacher) or actor_adapt (student)."""
 

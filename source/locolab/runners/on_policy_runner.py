@@ -118,7 +118,8 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
 
     def training_state(self) -> dict:
         """Where training stands, as a resumed run starts from it: next iteration, learning rate, the acting model's
-        observation-normaliser sample count, the curricula and the algorithm's own scalars (PPO-ROA's lambda)."""
+        observation-normaliser sample count, the curricula and the algorithm's own scalars (PPO-ROA's lambda, SAC's
+        update count and temperature)."""
         normalizer = getattr(self.alg.get_policy(), "obs_normalizer", None)
         state = {"iteration": self.current_learning_iteration, "learning_rate": self.alg.learning_rate,
                  "normalizer_count": float(normalizer.count) if hasattr(normalizer, "count") else None}
@@ -128,6 +129,8 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
             state["mean_terrain_level"] = float(curriculum["terrain_levels"].float().mean())
         if hasattr(self.alg, "reg_lambda"):
             state["reg_lambda"] = self.alg.reg_lambda()
+        if hasattr(self.alg, "alpha"):  # SAC
+            state.update(updates=self.alg.updates, temperature=self.alg.alpha.item())
         return state
 
     evaluator = None

@@ -1,0 +1,215 @@
+"""SAC's parts, each on its own: n-step targets, the replay buffer, soft updates, the temperature, the collectors."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import pytest
+import torch
+from tensordict import TensorDict
+
+from locolab.algorithms.sac import SAC, soft_update
+from locolab.models.q_function import TwinQFunction
+from locolab.offpolicy.collectors import AsyncCollector, CollectorError, SyncCollector
+from locolab.offpolicy.nstep import NStepWindow, nstep_transitions
+from locolab.offpolicy.replay_buffer import ReplayBuffer
+from rsl_rl.models import MLPModel
+from toy_vec_env import ConstantPolicy, CountingVecEnv
+
+GAMMA = 0.9
+
+
+def steps_of(rewards, terminated, time_out) -> TensorDict:
+    """Collected steps ``[T, N]`` whose observations are ``10 * t + env`` and next observations ``10 * t + env + 5``."""
+    rewards = torch.tensor(rewards, dtype=torch.float32)
+    length, num_envs = rewards.shape
+    ids = 10.0 * torch.arange(length)[:, None] + torch.arange(num_envs)[None, :]
+    return TensorDict({
+        "obs": TensorDict({"policy": ids[..., None]}, batch_size=[length, num_envs]),
+        "action": torch.zeros(length, num_envs, 1),
+        "reward": rewards,
+        "terminated": torch.tensor(terminated, dtype=torch.bool),
+        "time_out": torch.tensor(time_out, dtype=torch.bool),
+        "next_obs": TensorDict({"policy": ids[..., None] + 5.0}, batch_size=[length, num_envs]),
+    }, batch_size=[length, num_envs])
+
+
+def test_nstep_targets_stop_at_a_termination_and_bootstrap_a_time_out_from_its_last_state():
+    # env 0 runs on; env 1 terminates at step 1; env 2 times out at step 1
+    steps = steps_of(rewards=[[1, 1, 1], [2, 2, 2], [4, 4, 4], [8, 8, 8]],
+                     terminated=[[0, 0, 0], [0, 1, 0], [0, 0, 0], [0, 0, 0]],
+                     time_out=[[0, 0, 0], [0, 0, 1], [0, 0, 0], [0, 0, 0]])
+    out = nstep_transitions(steps, n=3, gamma=GAMMA)
+    assert out.batch_size == torch.Size([2, 3])
+    g = GAMMA
+    # from step 0: env 0 sums 3 rewards and bootstraps from next_obs[2]; env 1 stops at its termination (no
+    # bootstrap); env 2 stops at its time-out and bootstraps from obs[1], the state it last observed
+    torch.testing.assert_close(out["reward"][0], torch.tensor([1 + 2 * g + 4 * g**2, 1 + 2 * g, 1 + 2 * g]))
+    torch.testing.assert_close(out["discount"][0], torch.tensor([g**3, 0.0, g**2]))
+    torch.testing.assert_close(out["bootstrap_obs"]["policy"][0, :, 0], torch.tensor([25.0, 16.0, 12.0]))
+    # from step 1: the episode boundary is the first step of the window
+    torch.testing.assert_close(out["reward"][1], torch.tensor([2 + 4 * g + 8 * g**2, 2.0, 2.0]))
+    torch.testing.assert_close(out["discount"][1], torch.tensor([g**3, 0.0, g]))
+    torch.testing.assert_close(out["bootstrap_obs"]["policy"][1, :, 0], torch.tensor([35.0, 16.0, 12.0]))
+    torch.testing.assert_close(out["obs"]["policy"], steps["obs"]["policy"][:2])
+
+
+def test_nstep_window_turns_every_step_into_one_transition_across_chunks():
+    rng = torch.Generator().manual_seed(0)
+    steps = steps_of(rewards=torch.rand(12, 4, generator=rng).tolist(),
+                     terminated=(torch.rand(12, 4, generator=rng) < 0.15).tolist(),
+                     time_out=(torch.rand(12, 4, generator=rng) < 0.15).tolist())
+    whole = nstep_transitions(steps, n=3, gamma=GAMMA)
+    window = NStepWindow(3, GAMMA)
+    pieces = [window.add(steps[start:start + 2]) for start in range(0, 12, 2)]
+    assert pieces[0] is None  # two steps hold no 3-step transition yet
+    joined = torch.cat([piece for piece in pieces if piece is not None])
+    assert joined.batch_size == whole.batch_size == torch.Size([10, 4])
+    for key in ("reward", "discount"):
+        torch.testing.assert_close(joined[key], whole[key])
+    torch.testing.assert_close(joined["bootstrap_obs"]["policy"], whole["bootstrap_obs"]["policy"])
+
+
+def test_replay_buffer_overwrites_its_oldest_transitions_and_samples_stored_ones():
+    buffer = ReplayBuffer(capacity=5, device="cpu", generator=torch.Generator().manual_seed(0))
+    for start in (0, 3, 6):
+        buffer.extend(TensorDict({"x": torch.arange(start, start + 3.0)}, batch_size=[3]))
+    assert (buffer.size, buffer.added) == (5, 9)
+    assert buffer.contents()["x"].tolist() == [4.0, 5.0, 6.0, 7.0, 8.0]
+    assert set(buffer.sample(64)["x"].tolist()) <= {4.0, 5.0, 6.0, 7.0, 8.0}
+
+
+def test_soft_update_moves_parameters_by_tau_and_copies_normaliser_statistics():
+    obs = TensorDict({"critic": torch.randn(16, 3)}, batch_size=[16])
+    source, target = (TwinQFunction(obs, ["critic"], 2, [8]) for _ in range(2))
+    source.train()
+    source.update_normalization(obs)
+    before = [p.clone() for p in target.parameters()]
+    soft_update(target, source, tau=0.25)
+    for old, new, src in zip(before, target.parameters(), source.parameters()):
+        torch.testing.assert_close(new, 0.75 * old + 0.25 * src)
+    for new, src in zip(target.buffers(), source.buffers()):
+        assert torch.equal(new, src)
+
+
+def bandit_sac(target_entropy: float) -> SAC:
+    obs = TensorDict({"policy": torch.zeros(1, 2), "critic": torch.zeros(1, 2)}, batch_size=[1])
+    groups = {"actor": ["policy"], "critic": ["critic"]}
+    actor = MLPModel(obs, groups, "actor", 1, [32, 32], "elu", False,
+                     {"class_name": "locolab.models.squashed_gaussian:SquashedGaussianDistribution",
+                      "init_std": 1.0, "action_bound": 1.0})
+    critic = TwinQFunction(obs, ["critic"], 1, [32, 32], obs_normalization=False)
+    return SAC(actor, critic, 1, gamma=0.0, actor_learning_rate=3e-3, critic_learning_rate=3e-3,
+               alpha_learning_rate=1e-2, init_alpha=1.0, target_entropy=target_entropy)
+
+
+@pytest.fixture
+def one_torch_thread():
+    """Small networks update 5-10x faster on one thread than on two competing with other processes."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def test_the_temperature_drives_the_policy_entropy_to_its_target_on_a_bandit(one_torch_thread):
+    """One-step bandit with reward -(a - 0.3)^2 over actions in [-1, 1]: the critic learns it from uniformly random
+    actions, the actor concentrates near 0.3, and the temperature settles where the entropy meets its target."""
+    torch.manual_seed(0)
+    target = -1.0
+    sac = bandit_sac(target)
+    entropies = []
+    for _ in range(1000):
+        obs = TensorDict({"policy": torch.randn(256, 2), "critic": torch.randn(256, 2)}, batch_size=[256])
+        action = torch.rand(256, 1) * 2 - 1
+        batch = TensorDict({"obs": obs, "action": action, "reward": -(action[:, 0] - 0.3).square(),
+                            "discount": torch.zeros(256), "bootstrap_obs": obs}, batch_size=[256])
+        entropies.append(sac.update(batch)["entropy"])
+    assert entropies[0] > 0.2  # it starts wide: about uniform over [-1, 1] (entropy log 2)
+    assert abs(sum(entropies[-200:]) / 200 - target) < 0.25
+    assert sac.alpha.item() < 0.1  # the temperature fell from 1 to reach the target
+    with torch.no_grad():
+        mean_action = sac.actor(TensorDict({"policy": torch.randn(64, 2)}, batch_size=[64]))
+    assert abs(mean_action.mean().item() - 0.3) < 0.1
+
+
+def collected_ids(chunks) -> list[int]:
+    """The observation ids of a sequence of chunks, through the 1-step window into a replay buffer."""
+    buffer = ReplayBuffer(capacity=10_000, device="cpu")
+    window = NStepWindow(1, GAMMA)
+    for chunk in chunks:
+        buffer.extend(window.add(chunk.steps).reshape(-1))
+    return sorted(int(x) for x in buffer.contents()["obs"]["policy"][:, 0].tolist())
+
+
+@pytest.mark.parametrize("collector_class", [SyncCollector, AsyncCollector])
+def test_a_collector_delivers_every_transition_exactly_once(collector_class):
+    env = CountingVecEnv(num_envs=3)
+    collector = collector_class(env, ConstantPolicy(), num_steps=4, device="cpu")
+    try:
+        chunks = [collector.collect() for _ in range(5)]
+    finally:
+        collector.close()
+    assert collected_ids(chunks) == list(range(5 * 4 * 3))
+    steps = torch.cat([chunk.steps for chunk in chunks])
+    assert steps["reward"][:, 0].tolist() == [float(step) for step in range(1, 21)]
+    assert (steps["terminated"] | steps["time_out"]).sum() > 0
+
+
+def test_the_async_collector_acts_with_published_weights_within_a_bounded_lag():
+    env = CountingVecEnv(num_envs=2)
+    learner = ConstantPolicy(0.0)
+    queue_size = 2
+    collector = AsyncCollector(env, learner, num_steps=3, device="cpu", queue_size=queue_size)
+    try:
+        for version in range(1, 30):
+            chunk = collector.collect()
+            assert version - 1 - chunk.policy_version <= queue_size + 1
+            # every action in the chunk came from a version at least as new as the chunk's
+            assert chunk.steps["action"].min().item() >= chunk.policy_version
+            time.sleep(0.01)  # a learner's update
+            with torch.no_grad():
+                learner.weight.fill_(float(version))
+            collector.publish(learner, version)
+        assert chunk.policy_version >= 29 - queue_size - 2
+    finally:
+        collector.close()
+
+
+def test_the_async_collector_stops_cleanly_and_steps_the_environment_in_its_own_thread():
+    env = CountingVecEnv(num_envs=2)
+    collector = AsyncCollector(env, ConstantPolicy(), num_steps=2, device="cpu", queue_size=1)
+    collector.collect()
+    start = time.monotonic()
+    collector.close()
+    assert time.monotonic() - start < 2.0
+    assert not collector._thread.is_alive()
+    steps = env.steps
+    time.sleep(0.2)
+    assert env.steps == steps  # nothing steps after close
+    assert env.stepping_thread is not None and env.stepping_thread.name == "locolab-collector"
+
+
+def test_a_collector_thread_error_is_raised_in_the_main_thread():
+    collector = AsyncCollector(CountingVecEnv(num_envs=2, fail_at=5), ConstantPolicy(), num_steps=2, device="cpu")
+    try:
+        with pytest.raises(CollectorError, match="simulated solver failure") as raised:
+            for _ in range(10):
+                collector.collect()
+        assert isinstance(raised.value.__cause__, FloatingPointError)
+    finally:
+        collector.close()
+
+
+def test_squashed_actions_stay_inside_the_bound_and_their_log_density_integrates_to_one():
+    from locolab.models.squashed_gaussian import SquashedGaussianDistribution
+
+    distribution = SquashedGaussianDistribution(1, action_bound=2.0)
+    mlp_output = torch.tensor([[[0.4], [math.log(0.7)]]]).expand(200_000, 2, 1)
+    distribution.update(mlp_output)
+    actions, log_prob = distribution.rsample_with_log_prob()
+    assert actions.abs().max() < 2.0
+    # importance check: E_p[1 / p(a)] over the support [-2, 2] is its length, 4
+    assert abs(torch.exp(-log_prob).mean().item() - 4.0) < 0.1
+    assert distribution.deterministic_output(mlp_output[:1]).item() == pytest.approx(2.0 * math.tanh(0.4))

@@ -1,0 +1,88 @@
+"""SAC through the whole tool chain on the real Go2 task: train.py (both collectors), the metric names PPO logs,
+play.py, export.py's parity check, and the one-line errors of options that cannot work."""
+
+from __future__ import annotations
+
+import pytest
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+from conftest import last_json, run_dirs, run_script
+from locolab.algorithms.sac_cfg import SacRunnerCfg, check_sac_cfg
+
+SMALL_SAC = ("--agent", "sac", "--device", "cpu", "--num_envs", "8", "--max_iterations", "3", "--seed", "5",
+             "agent.algorithm.learning_starts=64", "agent.algorithm.batch_size=64", "agent.algorithm.num_updates=2",
+             "agent.algorithm.buffer_size=4096", "env.episode_length_s=0.3")
+"""A few seconds of SAC: the 64-transition warm-up fills in the first iteration (8 steps x 8 envs); 15-step episodes,
+so episodes end within the run."""
+
+
+@pytest.fixture(scope="module")
+def sac_runs(tmp_path_factory) -> dict:
+    runs = {}
+    for collector in ("sync", "async"):
+        logs = tmp_path_factory.mktemp(f"sac_{collector}")
+        result = run_script("train.py", *SMALL_SAC, "--collector", collector, "--log_root", str(logs))
+        assert result.returncode == 0, result.stderr[-3000:]
+        (runs[collector],) = run_dirs(logs)
+    return runs
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("collector", ["sync", "async"])
+def test_sac_trains_and_logs_under_ppos_metric_names(sac_runs, collector):
+    run = sac_runs[collector]
+    assert sorted(p.name for p in run.glob("model_*.pt")) == ["model_0.pt", "model_2.pt"]
+    tags = set(EventAccumulator(str(run)).Reload().Tags()["scalars"])
+    for tag in ("Loss/value_function", "Loss/surrogate", "Loss/entropy", "Loss/learning_rate", "Policy/mean_std",
+                "Perf/total_fps", "Perf/collection_time", "Train/mean_reward", "rollout/lin_vel_error",
+                "SAC/temperature", "SAC/q_value", "NonFinite/env_resets"):
+        assert tag in tags, tag
+    updates = [event.value for event in EventAccumulator(str(run)).Reload().Scalars("SAC/updates")]
+    assert updates[-1] >= 4  # 2 per iteration once the warm-up is full
+    assert f"collector: {collector}" in (run / "params" / "cpu_profile.yaml").read_text()
+
+
+@pytest.mark.slow
+def test_a_sac_checkpoint_plays_and_exports_with_parity(sac_runs, tmp_path):
+    checkpoint = sac_runs["sync"] / "model_2.pt"
+    played = run_script("play.py", "--checkpoint", str(checkpoint), "--device", "cpu", "--num_envs", "4",
+                        "--steps", "20", "--command", "0.5", "0", "0")
+    assert played.returncode == 0, played.stderr[-3000:]
+    summary = last_json(played.stdout)
+    assert summary["agent"] == "sac" and summary["commanded_min"] == [0.5, 0.0, 0.0]
+    exported = run_script("export.py", "--checkpoint", str(checkpoint), "--out", str(tmp_path))
+    assert exported.returncode == 0, exported.stderr[-3000:]
+    result = last_json(exported.stdout)
+    assert result["agent"] == "sac" and result["max_abs_diff"] <= 1e-5
+    assert (tmp_path / "policy.onnx").is_file() and (tmp_path / "policy.json").is_file()
+
+
+@pytest.mark.slow
+def test_a_ppo_checkpoint_given_to_sac_is_a_one_line_error(trained_run, tmp_path):
+    result = run_script("train.py", *SMALL_SAC, "--resume", str(trained_run), "--log_root", str(tmp_path))
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [line for line in result.stderr.strip().splitlines()
+                                                  if line.startswith("error:")]
+    assert "was trained with --agent ppo, not --agent sac" in result.stderr
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (("agent.algorithm.batch_size=9000",), "is larger than the replay buffer"),
+    (("agent.algorithm.learning_starts=5000",), "updates would never start"),
+])
+def test_sac_settings_that_cannot_train_are_one_line_errors(arguments, message, tmp_path):
+    result = run_script("train.py", *SMALL_SAC, *arguments, "--log_root", str(tmp_path))
+    assert result.returncode == 2
+    assert len(result.stderr.strip().splitlines()) == 1 and message in result.stderr
+    assert not list(tmp_path.iterdir())  # nothing was built or written
+
+
+def test_the_collector_option_belongs_to_sac(tmp_path):
+    result = run_script("train.py", "--collector", "async", "--device", "cpu", "--log_root", str(tmp_path))
+    assert result.returncode == 2 and "--collector belongs to --agent sac" in result.stderr
+
+
+def test_the_async_collector_is_refused_on_a_gpu():
+    cfg = SacRunnerCfg(max_iterations=1, experiment_name="x", device="cuda:0", collector="async")
+    with pytest.raises(ValueError, match="on cuda:0 use --collector sync"):
+        check_sac_cfg(cfg)
