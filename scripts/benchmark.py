@@ -11,6 +11,8 @@ Measures, in one run so that ratios compare like with like on a shared machine:
 - ``roa_train_steps_per_s`` and ``roa_finetune_steps_per_s``: PPO-ROA's two phases through ``scripts/train.py``
   (finetune starts from a 2-iteration teacher trained first, not timed);
 - ``ppo_rnn_train_steps_per_s``: recurrent PPO (``--agent ppo_rnn``, a GRU actor) through ``scripts/train.py``;
+- ``sac_sync_train_steps_per_s`` and ``sac_async_train_steps_per_s``: SAC (``--agent sac``) with each collector,
+  updating from the first iteration on (``learning_starts=0``), so the time of its gradient steps is counted;
 - ``stock_train_steps_per_s``: the stock ``isaaclab train`` (rsl_rl backend) with the task's PPO agent;
 and their ratios. Every trainer logs rsl_rl's ``Perf/total_fps`` to TensorBoard; the first iteration (warm-up) is
 dropped and the rest averaged. With ``--repeats R`` the trainers' order reverses every repeat (ABCD, DCBA, ...) and
@@ -183,6 +185,9 @@ def trainer_commands(args: argparse.Namespace, device: str, teacher: Path) -> di
         "train": lambda root: train_command(args, device, root),
         "ppo_rnn_train": lambda root: train_command(args, device, root, "--agent", "ppo_rnn"),
         "roa_train": lambda root: train_command(args, device, root, "--agent", "roa"),
+        **{f"sac_{collector}_train": lambda root, collector=collector: train_command(
+            args, device, root, "--agent", "sac", "--collector", collector, "agent.algorithm.learning_starts=0")
+           for collector in (("sync", "async") if device == "cpu" else ("sync",))},
         "roa_finetune": lambda root: train_command(args, device, root, "--agent", "roa", "--phase", "finetune",
                                                    "--teacher", str(teacher)),
         "stock_train": lambda root: stock_train_command(args, device),
@@ -261,8 +266,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 1
     result["train_vs_stock_ratio"] = result["train_steps_per_s"] / result["stock_train_steps_per_s"]
-    for phase in ("ppo_rnn_train", "roa_train", "roa_finetune"):
-        result[f"{phase}_vs_ppo_ratio"] = result[f"{phase}_steps_per_s"] / result["train_steps_per_s"]
+    for phase in ("ppo_rnn_train", "roa_train", "roa_finetune", "sac_sync_train", "sac_async_train"):
+        if f"{phase}_steps_per_s" in result:
+            result[f"{phase}_vs_ppo_ratio"] = result[f"{phase}_steps_per_s"] / result["train_steps_per_s"]
+    if "sac_async_train_steps_per_s" in result:
+        result["sac_async_vs_sync_ratio"] = result["sac_async_train_steps_per_s"] / result["sac_sync_train_steps_per_s"]
     result["sim_profile_vs_stock_physics_ratio"] = (result["sim_random_actions_steps_per_s"]
                                                     / result["sim_stock_physics_steps_per_s"])
     return _emit(result, args.output)

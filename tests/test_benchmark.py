@@ -1,5 +1,5 @@
-"""benchmark.py measures simulation, PPO, recurrent PPO, PPO-ROA (both phases) and stock Isaac Lab training in one
-run (no speed threshold: performance figures live in its JSON, not in timed tests)."""
+"""benchmark.py measures simulation, PPO, recurrent PPO, PPO-ROA (both phases), SAC (both collectors) and stock Isaac
+Lab training in one run (no speed threshold: performance figures live in its JSON, not in timed tests)."""
 
 from __future__ import annotations
 
@@ -33,6 +33,10 @@ MEASURED = (
     "train_vs_stock_ratio",
     "roa_train_vs_ppo_ratio",
     "roa_finetune_vs_ppo_ratio",
+    "sac_sync_train_steps_per_s",
+    "sac_async_train_steps_per_s",
+    "sac_async_train_cores_used",
+    "sac_async_vs_sync_ratio",
 )
 
 
@@ -52,7 +56,7 @@ def test_benchmark_reports_all_throughputs_and_the_ratios(tmp_path):
     assert report["train_vs_stock_ratio"] == pytest.approx(
         report["train_steps_per_s"] / report["stock_train_steps_per_s"]
     )
-    for phase in ("ppo_rnn_train", "roa_train", "roa_finetune"):
+    for phase in ("ppo_rnn_train", "roa_train", "roa_finetune", "sac_sync_train", "sac_async_train"):
         assert report[f"{phase}_vs_ppo_ratio"] == pytest.approx(
             report[f"{phase}_steps_per_s"] / report["train_steps_per_s"]
         )
