@@ -21,6 +21,7 @@ def cpu_configs(agent: str = "ppo", phase: str = "train"):
 def test_profile_sets_physics_rollout_and_ppo_and_keeps_the_control_rate():
     env_cfg, agent_cfg = cpu_configs()
     control_period = env_cfg.sim.dt * env_cfg.decimation
+    tracking = (env_cfg.rewards.track_lin_vel_xy_exp.weight, env_cfg.rewards.track_ang_vel_z_exp.weight)
     profile = CpuProfileCfg()
     apply_cpu_profile(env_cfg, agent_cfg, profile)
     assert env_cfg.scene.num_envs == profile.num_envs
@@ -35,6 +36,10 @@ def test_profile_sets_physics_rollout_and_ppo_and_keeps_the_control_rate():
         assert getattr(agent_cfg.algorithm, name) == getattr(profile, name), name
     assert (agent_cfg.algorithm.symmetry_cfg is not None) == profile.symmetry_augmentation
     assert (getattr(env_cfg.curriculum, "robustness", None) is not None) == profile.robustness_curriculum
+    assert (env_cfg.rewards.track_lin_vel_xy_exp.weight, env_cfg.rewards.track_ang_vel_z_exp.weight) == \
+        pytest.approx([weight * profile.tracking_reward_scale for weight in tracking])
+    schedule = agent_cfg.entropy_schedule
+    assert (schedule.start, schedule.end, schedule.final) == (*profile.entropy_off, 0.0)
 
 
 def test_explicit_environment_count_and_iterations_win_over_the_profile():
@@ -54,6 +59,25 @@ def test_roa_phases_take_their_iterations_and_regulariser_window(phase, iteratio
     assert tuple(agent_cfg.algorithm.reg_lambda_window) == tuple(profile.roa_reg_lambda_window)
     assert agent_cfg.algorithm.learning_rate == profile.learning_rate
     assert (agent_cfg.algorithm.symmetry_cfg is not None) == profile.symmetry_augmentation  # PPO-ROA takes it too
+    if phase == "train":  # the teacher learns like PPO; the student finetunes without the entropy bonus
+        assert (agent_cfg.entropy_schedule.start, agent_cfg.entropy_schedule.end) == profile.entropy_off
+    else:
+        assert agent_cfg.algorithm.entropy_coef == 0.0 and agent_cfg.entropy_schedule.end == 0
+
+
+def test_sac_takes_the_physics_and_its_own_sizes_but_no_ppo_settings():
+    env_cfg, agent_cfg = cpu_configs("sac")
+    profile = CpuProfileCfg()
+    apply_cpu_profile(env_cfg, agent_cfg, profile)
+    assert (env_cfg.sim.dt, env_cfg.decimation, env_cfg.scene.num_envs) == (profile.physics_dt, profile.decimation,
+                                                                             profile.num_envs)
+    assert agent_cfg.num_steps_per_env == profile.sac.num_steps_per_env
+    assert agent_cfg.max_iterations == profile.sac.max_iterations
+    for name in ("batch_size", "num_updates", "buffer_size", "learning_starts"):
+        assert getattr(agent_cfg.algorithm, name) == getattr(profile.sac, name), name
+    assert agent_cfg.critic.hidden_dims == profile.sac.critic_hidden_dims
+    settings = effective_settings(env_cfg, agent_cfg)
+    assert settings["collector"] == "sync" and "entropy_coef" not in settings
 
 
 def test_effective_settings_read_the_configs_after_overrides():

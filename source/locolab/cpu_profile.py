@@ -42,11 +42,17 @@ class CpuProfileCfg:
     """Simulation processes, each stepping a slice of the robots (Warp's CPU kernels use one thread per process)."""
     num_substeps: int = 1
     """One MuJoCo-Warp step per physics step instead of two: 1.6-1.9x the env steps/s."""
-    physics_dt: float = 0.01
-    """Physics step [s]; with ``decimation`` 2 the policy still acts every 20 ms. 10 ms steps ran 1.76x the env
-    steps/s of 5 ms steps (256 envs, random actions); the policy is checked in MuJoCo's C engine at the MJCF's own 5 ms
-    timestep (sim2sim.py), a simulator and a step it did not train in."""
-    decimation: int = 2
+    physics_dt: float = 0.005
+    """Physics step [s]: Isaac Lab's 5 ms, with one MuJoCo-Warp step instead of two. 10 ms steps ran 1.76x the env
+    steps/s (256 envs, random actions), but a policy trained there walked worse in the 5 ms physics of play.py
+    and needed 1186 iterations; at 5 ms the same recipe walked at iteration 450. The policy is also checked in
+    MuJoCo's C engine (sim2sim.py), a simulator it did not train in."""
+    decimation: int = 4
+    """Physics steps per policy step: the policy acts every 20 ms, as on the robot."""
+    tracking_reward_scale: float = 2.0
+    """Multiplies the velocity-tracking rewards (``track_lin_vel_xy_exp``, ``track_ang_vel_z_exp``: 1.5 and 0.75 in
+    Isaac Lab's Go2 config, 3.0 and 1.5 here). With the stock weights the first walking CPU policy took 1186
+    iterations; with them doubled (and the 5 ms physics and the entropy schedule) 450. Not ablated alone."""
     symmetry_augmentation: bool = True
     """Left-right mirrored copies of every PPO minibatch (rsl_rl's symmetry extension, locolab.envs.symmetry); not
     for recurrent actors, whose sequences rsl_rl does not mirror."""
@@ -56,14 +62,18 @@ class CpuProfileCfg:
     schedule: str = "adaptive"
     desired_kl: float = 0.01
     entropy_coef: float = 0.01
+    entropy_off: tuple[int, int] = (215, 216)
+    """The entropy bonus falls from ``entropy_coef`` to 0 between these iterations (``agent.entropy_schedule``);
+    a finetuning student starts without it. Under a constant bonus the action noise stayed near 0.7 and drove the
+    gait: the stochastic policy walked while its mean action (what play, export and the robot run) stood. Without
+    it the noise shrank and the mean action took the gait over within 150-250 iterations."""
     num_learning_epochs: int = 5
     num_mini_batches: int = 2
     """6144-sample minibatches: with 1536 (4 per 256 x 24) the adaptive learning rate sat at 1e-5..1e-4."""
-    max_iterations: int = 1200
-    """PPO iterations of ``make train`` on a CPU: about 5.3-6.5 s each on 2 cores (12288 samples at 2.0-2.4k
-    samples/s), so about 2 hours. Measured (flat task, seed 42): standing by iteration 150, forward 0.28 m/s under a
-    0.5 m/s command at iteration 1000, and at iteration 1186 (2 h 17 min beside other work, 14.6 M samples) 0.42 m/s in
-    Newton and 0.50 m/s in MuJoCo sim-to-sim, no falls."""
+    max_iterations: int = 450
+    """PPO iterations of ``make train`` on a CPU: 6.2-7.9 s each on 2 cores with nothing else running (12288
+    samples), about an hour. Measured (flat task, seed 42): at iteration 450 play.py 0.50 m/s under a 0.5 m/s
+    command without falls, and MuJoCo sim-to-sim 0.40 m/s (see the README)."""
     roa_train_iterations: int = 1000
     """PPO-ROA phase ``train`` (teacher) iterations on a CPU."""
     roa_reg_lambda_window: tuple[int, int] = (200, 600)
@@ -107,6 +117,8 @@ def effective_settings(env_cfg, agent_cfg) -> dict:
         "num_substeps": env_cfg.sim.physics.num_substeps,
         "physics_dt": env_cfg.sim.dt,
         "decimation": env_cfg.decimation,
+        "tracking_reward_weights": [env_cfg.rewards.track_lin_vel_xy_exp.weight,
+                                    env_cfg.rewards.track_ang_vel_z_exp.weight],
         "push_robot": env_cfg.events.push_robot is not None,
         "robustness_curriculum": getattr(env_cfg.curriculum, "robustness", None) is not None,
         "num_steps_per_env": agent_cfg.num_steps_per_env,
@@ -117,6 +129,9 @@ def effective_settings(env_cfg, agent_cfg) -> dict:
         settings.update({name: getattr(algorithm, name) for name in SAC_SETTINGS}, collector=agent_cfg.collector)
         return settings
     settings.update({name: getattr(algorithm, name) for name in PPO_SETTINGS})
+    schedule = getattr(agent_cfg, "entropy_schedule", None)
+    if schedule is not None and schedule.end > schedule.start:
+        settings["entropy_schedule"] = [schedule.start, schedule.end, schedule.final]
     settings["symmetry_augmentation"] = getattr(algorithm, "symmetry_cfg", None) is not None
     if hasattr(algorithm, "reg_lambda_window"):
         settings["reg_lambda_window"] = list(algorithm.reg_lambda_window)
@@ -134,6 +149,8 @@ def apply_cpu_profile(env_cfg, agent_cfg, profile: CpuProfileCfg, num_envs_given
         env_cfg.scene.num_envs = profile.num_envs
     env_cfg.sim.physics.num_substeps = profile.num_substeps
     set_physics_step(env_cfg, profile.physics_dt, profile.decimation)
+    for term in ("track_lin_vel_xy_exp", "track_ang_vel_z_exp"):
+        getattr(env_cfg.rewards, term).weight *= profile.tracking_reward_scale
     if profile.robustness_curriculum:
         from locolab.envs.mdp import robustness_curriculum_cfg
 
@@ -163,6 +180,11 @@ def apply_cpu_profile(env_cfg, agent_cfg, profile: CpuProfileCfg, num_envs_given
         setattr(algorithm, name, getattr(profile, name))
     if is_roa:
         algorithm.reg_lambda_window = profile.roa_reg_lambda_window
+    if is_roa and algorithm.phase == "finetune":
+        algorithm.entropy_coef = 0.0
+    else:
+        agent_cfg.entropy_schedule.start, agent_cfg.entropy_schedule.end = profile.entropy_off
+        agent_cfg.entropy_schedule.final = 0.0
     if not max_iterations_given:
         if not is_roa:
             agent_cfg.max_iterations = profile.max_iterations
