@@ -61,8 +61,8 @@ class SAC:
     def from_config(cls, obs: TensorDict, num_actions: int, cfg: dict, device: str) -> SAC:
         """The algorithm a runner config (dict of :class:`~.sac_cfg.SacRunnerCfg`) describes."""
         actor_cfg, critic_cfg, alg_cfg = cfg["actor"], cfg["critic"], dict(cfg["algorithm"])
-        actor = MLPModel(obs, cfg["obs_groups"], "actor", num_actions, actor_cfg["hidden_dims"], actor_cfg["activation"],
-                         actor_cfg["obs_normalization"],
+        actor = MLPModel(obs, cfg["obs_groups"], "actor", num_actions, actor_cfg["hidden_dims"],
+                         actor_cfg["activation"], actor_cfg["obs_normalization"],
                          {"class_name": DISTRIBUTION, "init_std": actor_cfg["init_std"],
                           "action_bound": actor_cfg["action_bound"]})
         critic = TwinQFunction(obs, cfg["obs_groups"]["critic"], num_actions, critic_cfg["hidden_dims"],

@@ -20,8 +20,8 @@ from rsl_rl.modules.distribution import HeteroscedasticGaussianDistribution
 class SquashedGaussianDistribution(HeteroscedasticGaussianDistribution):
     """``action_bound * tanh(u)``, ``u ~ N(mean, std)``, mean and log-std from the MLP (log-std clamped)."""
 
-    def __init__(self, output_dim: int, init_std: float = 1.0, std_range: tuple[float, float] = (math.exp(-5), math.exp(2)),
-                 action_bound: float = 1.0) -> None:
+    def __init__(self, output_dim: int, init_std: float = 1.0,
+                 std_range: tuple[float, float] = (math.exp(-5), math.exp(2)), action_bound: float = 1.0) -> None:
         super().__init__(output_dim, init_std=init_std, std_range=std_range, std_type="log")
         self.action_bound = float(action_bound)
 
