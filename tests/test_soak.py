@@ -9,9 +9,7 @@ import pytest
 
 from conftest import last_json, run_script
 
-pytestmark = pytest.mark.slow
-
-
+@pytest.mark.slow
 def test_a_short_soak_shows_no_growth_in_memory_or_open_files(tmp_path):
     out = tmp_path / "soak.json"
     result = run_script("soak.py", "--minutes", "3", "--sample_s", "5", "--out", str(out), "--", "--device", "cpu",
@@ -25,3 +23,20 @@ def test_a_short_soak_shows_no_growth_in_memory_or_open_files(tmp_path):
     assert abs(summary["rss_growth_percent"]) < 5.0  # noise on a shared machine is a few percent at most
     assert summary["open_files_growth"] <= 0 and summary["threads_growth"] <= 0
     assert (tmp_path / "soak.train.log").read_text().count("Interrupted: saved") == 1  # stopped cleanly
+
+
+def test_a_training_run_that_finished_is_not_sampled_as_alive(tmp_path):
+    """A launched run that ends before the soak does stays a zombie until the soak reaps it: the soak stops there
+    instead of sampling an empty process until its time is up."""
+    import subprocess
+    import time
+
+    from locolab.soak import sample_processes, soak
+
+    finished = subprocess.Popen(["true"])
+    time.sleep(0.5)  # exited, not reaped: a zombie
+    assert sample_processes([finished.pid])[3] == 0
+    start = time.monotonic()
+    assert soak(finished.pid, tmp_path, duration_s=60.0, sample_s=1.0) == {}
+    assert time.monotonic() - start < 5.0
+    finished.wait()

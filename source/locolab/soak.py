@@ -56,10 +56,13 @@ def _status_value(pid: int, key: str) -> int:
 
 
 def sample_processes(pids: list[int]) -> tuple[float, int, int, int]:
-    """Resident memory [MB], open file descriptors, threads and live processes of ``pids`` together."""
+    """Resident memory [MB], open file descriptors, threads and live processes of ``pids`` together. A zombie (an
+    exited process its parent has not reaped yet: a launched training run that finished) does not count."""
     rss_kb = files = threads = alive = 0
     for pid in pids:
         try:
+            if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
+                continue
             rss_kb += _status_value(pid, "VmRSS")
             threads += _status_value(pid, "Threads")
             files += len(os.listdir(f"/proc/{pid}/fd"))
