@@ -23,8 +23,8 @@ def test_without_a_window_the_coefficient_stays_what_the_algorithm_says():
 @pytest.mark.slow
 def test_training_applies_and_logs_the_schedule(tmp_path):
     result = run_script("train.py", "--device", "cpu", "--num_envs", "8", "--max_iterations", "3", "--sim_processes",
-                        "1", "--log_root", str(tmp_path), "agent.entropy_schedule.end=2",
-                        "agent.entropy_schedule.final=0.002")
+                        "1", "--log_root", str(tmp_path), "agent.entropy_schedule.start=0",
+                        "agent.entropy_schedule.end=2", "agent.entropy_schedule.final=0.002")
     assert result.returncode == 0, result.stderr[-3000:]
     (run,) = run_dirs(tmp_path)
     events = EventAccumulator(str(run)).Reload()
