@@ -134,9 +134,8 @@ class AsyncCollector(SyncCollector):
                     raise CollectorError("the collector thread has stopped")
 
     def publish(self, policy: nn.Module, version: int) -> None:
-        state = {key: value.detach().clone() for key, value in policy.state_dict().items()}
-        with self._weights:
-            self.policy.load_state_dict(state)
+        with self._weights:  # load_state_dict copies: the learner's tensors are not shared with the thread
+            self.policy.load_state_dict(policy.state_dict())
             self.version = version
 
     @contextlib.contextmanager

@@ -35,9 +35,11 @@ def nstep_transitions(steps: TensorDict, n: int, gamma: float) -> TensorDict:
     rows = torch.arange(starts, device=steps.device)[:, None] + last       # [S, N]: its index in ``steps``
     cols = torch.arange(num_envs, device=steps.device).expand(starts, num_envs)
     timed_out = steps["time_out"][rows, cols] & ~steps["terminated"][rows, cols]
-    bootstrap = steps["next_obs"].apply(lambda b, o: torch.where(_expand(timed_out, b[rows, cols]), o[rows, cols],
-                                                                  b[rows, cols]),
-                                        steps["obs"], batch_size=[starts, num_envs])
+    def bootstrap_leaf(next_obs: torch.Tensor, obs: torch.Tensor) -> torch.Tensor:
+        next_obs, obs = next_obs[rows, cols], obs[rows, cols]
+        return torch.where(_expand(timed_out, next_obs), obs, next_obs)
+
+    bootstrap = steps["next_obs"].apply(bootstrap_leaf, steps["obs"], batch_size=[starts, num_envs])
     return TensorDict({
         "obs": steps["obs"][:starts],
         "action": steps["action"][:starts],
@@ -71,6 +73,3 @@ class NStepWindow:
         if steps.batch_size[0] < self.n:
             return None
         return nstep_transitions(steps, self.n, self.gamma)
-
-    def reset(self) -> None:
-        self._tail = None
