@@ -296,7 +296,7 @@ def identity_mirror(env, obs=None, actions=None):
 def test_symmetry_augmentation_gives_each_ppo_minibatch_its_mirror_images_and_keeps_the_loss_of_the_originals(phase):
     """With a mirror that maps each sample to itself, the doubled minibatches have the same mean losses, so the
     policy and critic update equals the one without augmentation; the augmentation sees every PPO minibatch, without
-    the stored z_hat. (The adaptation epochs are left out: sampling the doubled batch's actions draws more random
+    the stored z_hat and the histories (which only the adaptation modules read). (The adaptation epochs are left out: sampling the doubled batch's actions draws more random
     numbers, so their minibatches are shuffled differently.)"""
     results = []
     for symmetry in (None, {"use_data_augmentation": True, "data_augmentation_func": identity_mirror}):
@@ -307,8 +307,10 @@ def test_symmetry_augmentation_gives_each_ppo_minibatch_its_mirror_images_and_ke
         losses = alg.update()
         results.append((losses, snapshot(alg.policy), snapshot(alg.critic), alg.learning_rate))
     calls = identity_mirror.calls
+    if phase == "finetune":  # first, once per update: the mirrored histories of the whole rollout, for z_hat
+        assert calls.pop(0) == (NUM_ENVS * NUM_STEPS, ["history"])
     assert len(calls) == alg.num_learning_epochs * alg.num_mini_batches  # PPO epochs only, not adaptation's
-    assert all(size == NUM_ENVS * NUM_STEPS // 2 and "z_hat" not in keys for size, keys in calls)
+    assert all(size == NUM_ENVS * NUM_STEPS // 2 and keys == ["critic", "policy", "priv"] for size, keys in calls)
     (plain, policy, critic, lr), (augmented, policy_aug, critic_aug, lr_aug) = results
     assert lr == lr_aug
     for name in ("surrogate", "value", "entropy", "regularization")[:4 if phase == "train" else 3]:
@@ -320,10 +322,6 @@ def test_symmetry_augmentation_gives_each_ppo_minibatch_its_mirror_images_and_ke
 
 def test_symmetry_augmentation_trains_on_the_mirrored_samples():
     """A mirror that negates observations and actions adds samples the plain update never sees: the update differs."""
-    def negate(env, obs=None, actions=None):
-        return (None if obs is None else torch.cat([obs, obs.apply(torch.neg)])), \
-            (None if actions is None else torch.cat([actions, -actions]))
-
     policies = []
     for symmetry in (None, {"use_data_augmentation": True, "data_augmentation_func": negate}):
         alg, env = build(symmetry_cfg=symmetry)
@@ -331,3 +329,30 @@ def test_symmetry_augmentation_trains_on_the_mirrored_samples():
         alg.update()
         policies.append(snapshot(alg.policy))
     assert any(not torch.equal(policies[0][key], policies[1][key]) for key in policies[0] if key.startswith("mlp."))
+
+
+def negate(env, obs=None, actions=None):
+    """A mirror that negates observations and actions (every sample gets a distinct image)."""
+    return (None if obs is None else torch.cat([obs, obs.apply(torch.neg)])), \
+        (None if actions is None else torch.cat([actions, -actions]))
+
+
+@pytest.mark.parametrize("symmetry", [None, {"use_data_augmentation": True, "data_augmentation_func": negate}])
+def test_finetune_student_reads_stored_latents_equal_to_what_its_encoder_computes(symmetry):
+    """The student's PPO epochs use the z_hat stored with each transition (and the mirrored histories' estimates)
+    instead of running adapt_ema on every minibatch: the update equals the one that runs the encoder."""
+    updates = []
+    for stored_latents in (True, False):
+        alg, env = build(phase="finetune", symmetry_cfg=symmetry)
+        if not stored_latents:
+            alg.actor_adapt.latent_key = None
+            alg.history_only_groups = []
+        rollout(alg, env)
+        losses = alg.update()
+        updates.append((losses, snapshot(alg.actor_adapt), snapshot(alg.critic)))
+    (losses, student, critic), (losses_ref, student_ref, critic_ref) = updates
+    for name, value in losses_ref.items():
+        assert losses[name] == pytest.approx(value, rel=1e-5, abs=1e-7), name
+    for after, reference in ((student, student_ref), (critic, critic_ref)):
+        for key in reference:
+            torch.testing.assert_close(after[key], reference[key], rtol=1e-5, atol=1e-6)

@@ -3,6 +3,10 @@
 ROA's teacher is ``actor`` reading z = ``encoder_priv``(privileged observations) and its student ``actor_adapt``
 reading z_hat = ``adapt_ema``(history). Overriding only the MLP input (``get_latent``) keeps everything else of
 MLPModel: the observation normaliser, the Gaussian head, log-probabilities, entropy and KL.
+
+A model built with a ``latent_key`` takes its latent from that observation entry when the TensorDict carries one
+(a latent computed once per transition and stored with it) instead of running its encoder again: ROA's updates replay
+each stored transition many times, and the student's history encoder is the costliest part of its forward pass.
 """
 
 from __future__ import annotations
@@ -18,21 +22,20 @@ from .encoders import ObsSetEncoder
 
 
 class LatentMLPModel(MLPModel):
-    """MLP over ``[normalised obs_groups[obs_set], encoder(obs)]``; the encoder is a submodule (saved with it)."""
+    """MLP over ``[normalised obs_groups[obs_set], encoder(obs)]``; the encoder is a submodule (saved with it).
+    ``obs[latent_key]``, where present, stands in for ``encoder(obs)``."""
 
     def __init__(self, obs: TensorDict, obs_groups: dict[str, list[str]], obs_set: str, output_dim: int,
-                 encoder: ObsSetEncoder, **mlp_model_kwargs) -> None:
+                 encoder: ObsSetEncoder, latent_key: str | None = None, **mlp_model_kwargs) -> None:
         self.encoder_latent_dim = encoder.latent_dim  # read by _get_latent_dim during MLPModel.__init__
         super().__init__(obs, obs_groups, obs_set, output_dim, **mlp_model_kwargs)
         self.encoder = encoder
+        self.latent_key = latent_key
 
     def get_latent(self, obs: TensorDict, masks: torch.Tensor | None = None, hidden_state=None) -> torch.Tensor:
-        return torch.cat([super().get_latent(obs, masks, hidden_state), self.encoder(obs)], dim=-1)
-
-    def deterministic_output_given(self, obs: TensorDict, latent: torch.Tensor) -> torch.Tensor:
-        """The deterministic output for a latent computed elsewhere (e.g. a stored z_hat) instead of the encoder's."""
-        output = self.mlp(torch.cat([super().get_latent(obs), latent], dim=-1))
-        return output if self.distribution is None else self.distribution.deterministic_output(output)
+        given = self.latent_key is not None and self.latent_key in obs.keys()
+        latent = obs[self.latent_key] if given else self.encoder(obs)
+        return torch.cat([super().get_latent(obs, masks, hidden_state), latent], dim=-1)
 
     def _get_latent_dim(self) -> int:
         return self.obs_dim + self.encoder_latent_dim
