@@ -296,8 +296,8 @@ def identity_mirror(env, obs=None, actions=None):
 def test_symmetry_augmentation_gives_each_ppo_minibatch_its_mirror_images_and_keeps_the_loss_of_the_originals(phase):
     """With a mirror that maps each sample to itself, the doubled minibatches have the same mean losses, so the
     policy and critic update equals the one without augmentation; the augmentation sees every PPO minibatch, without
-    the stored z_hat and the histories (which only the adaptation modules read). (The adaptation epochs are left out: sampling the doubled batch's actions draws more random
-    numbers, so their minibatches are shuffled differently.)"""
+    the stored z_hat and the histories (which only the adaptation modules read). (The adaptation epochs are left out:
+    sampling the doubled batch's actions draws more random numbers, so their minibatches are shuffled differently.)"""
     results = []
     for symmetry in (None, {"use_data_augmentation": True, "data_augmentation_func": identity_mirror}):
         identity_mirror.calls = []
@@ -320,6 +320,12 @@ def test_symmetry_augmentation_gives_each_ppo_minibatch_its_mirror_images_and_ke
             torch.testing.assert_close(after[key], before[key], rtol=1e-4, atol=1e-5)
 
 
+def negate(env, obs=None, actions=None):
+    """A mirror that negates observations and actions (every sample gets a distinct image)."""
+    return (None if obs is None else torch.cat([obs, obs.apply(torch.neg)])), \
+        (None if actions is None else torch.cat([actions, -actions]))
+
+
 def test_symmetry_augmentation_trains_on_the_mirrored_samples():
     """A mirror that negates observations and actions adds samples the plain update never sees: the update differs."""
     policies = []
@@ -329,12 +335,6 @@ def test_symmetry_augmentation_trains_on_the_mirrored_samples():
         alg.update()
         policies.append(snapshot(alg.policy))
     assert any(not torch.equal(policies[0][key], policies[1][key]) for key in policies[0] if key.startswith("mlp."))
-
-
-def negate(env, obs=None, actions=None):
-    """A mirror that negates observations and actions (every sample gets a distinct image)."""
-    return (None if obs is None else torch.cat([obs, obs.apply(torch.neg)])), \
-        (None if actions is None else torch.cat([actions, -actions]))
 
 
 @pytest.mark.parametrize("symmetry", [None, {"use_data_augmentation": True, "data_augmentation_func": negate}])

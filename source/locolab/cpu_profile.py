@@ -78,8 +78,9 @@ class CpuProfileCfg:
     sim-to-sim 0.46 m/s (error 0.065), 0.47 m/s with friction 0.4 and a 2 kg payload."""
     roa_train_iterations: int = 900
     """PPO-ROA phase ``train`` (teacher) iterations on a CPU: the PPO recipe's 900 (the teacher acts on the same
-    physics, rewards and entropy schedule). An iteration took 5.8 s (collection 3.1 s, learning 2.7 s: the
-    adaptation and distillation epochs), so about 87 minutes."""
+    physics, rewards and entropy schedule). An iteration took 5.8-5.9 s alone (collection 3.1 s, learning 2.7 s: the
+    adaptation and distillation epochs), so about 88 minutes; measured before the PPO epochs left the histories out,
+    which shortens the learning part (not re-measured for the teacher)."""
     roa_reg_lambda_window: tuple[int, int] = (200, 600)
     """Iterations over which ROA's regulariser weight ramps from 0 to its maximum, on a CPU."""
     roa_finetune_iterations: int = 200
