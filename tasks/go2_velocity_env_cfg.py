@@ -4,6 +4,7 @@ Extends Isaac Lab's stock Go2 velocity configs (MDP, rewards, terrain, Newton Mu
 - the robot: the generated USD, PD gains under which it stands, the base-height target of its own kinematics;
 - the dynamics: friction, payload, CoM, motor strength and PD gains resampled per environment at every reset
   (:class:`~locolab.envs.mdp.randomize_dynamics`) and pushes every few seconds;
+- the commands: a tenth of them ask for turning in place (:class:`~locolab.envs.mdp.TurnInPlaceVelocityCommand`);
 - the observations, split by who may see them (see :class:`LocoLabObservationsCfg`);
 - no cloud-hosted visuals (sky texture, MDL ground material, debug markers).
 """
@@ -41,6 +42,8 @@ PUSH_INTERVAL_S = (2.5, 3.5)
 """Seconds between pushes (ROA pushes every 3 s)."""
 PUSH_VELOCITY = {"x": (-0.5, 0.5), "y": (-0.5, 0.5)}
 """Base velocity a push sets [m/s] (ROA: up to 0.5 m/s)."""
+TURN_IN_PLACE_ENVS = 0.1
+"""Fraction of velocity commands that ask for turning in place (Isaac Lab's heading commands almost never do)."""
 HISTORY_LENGTH = 50
 """Steps of the proprioceptive history (``policy`` observations, oldest first) that ROA's adaptation module reads:
 1 s at 50 Hz."""
@@ -185,6 +188,7 @@ def use_locolab_go2(cfg) -> None:
     cfg.events.push_robot.params["velocity_range"] = PUSH_VELOCITY
     cfg.scene.terrain.visual_material = None
     cfg.scene.sky_light.spawn.texture_file = None
+    cfg.commands.base_velocity = locolab_mdp.with_turn_in_place(cfg.commands.base_velocity, TURN_IN_PLACE_ENVS)
     cfg.commands.base_velocity.debug_vis = False
     cfg.rewards.base_height_l2.params["target_height"] = GO2_SPEC.standing_height()
 

@@ -12,6 +12,11 @@ import math
 import torch
 
 
+def largest(values: torch.Tensor) -> float:
+    """The largest magnitude in ``values`` (0 when empty)."""
+    return float(values.abs().max()) if values.numel() else 0.0
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--task", required=True)
@@ -19,6 +24,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=2.0)
     parser.add_argument("--actions", choices=("zero", "random"), default="zero")
     parser.add_argument("--nominal_dynamics", action="store_true", help="no dynamics randomisation")
+    parser.add_argument("--turn_in_place", type=float, default=None, help="fraction of commands turning in place")
     args = parser.parse_args()
 
     from locolab.assets import GO2_SPEC
@@ -31,10 +37,16 @@ def main() -> None:
             friction=(1.0, 1.0), added_base_mass=(0.0, 0.0), base_com_offset=((0.0, 0.0),) * 3,
             motor_strength=(1.0, 1.0), kp_scale=(1.0, 1.0), kd_scale=(1.0, 1.0),
         )
+    if args.turn_in_place is not None:
+        env_cfg.commands.base_velocity.rel_turn_in_place_envs = args.turn_in_place
     with open_env(args.task, env_cfg) as env:
         unwrapped = env.unwrapped
         robot = unwrapped.scene["robot"]
         obs, _ = env.reset()
+        command = unwrapped.command_manager.get_term("base_velocity")
+        turning = command.is_turn_in_place_env.clone()
+        first_command = command.command.clone()
+        turning_command_change = 0.0
         steps = math.ceil(args.seconds / unwrapped.step_dt)
         action_dim = unwrapped.action_manager.total_action_dim
         terminated = torch.zeros(args.num_envs, dtype=torch.bool)
@@ -46,6 +58,8 @@ def main() -> None:
                 actions = 2 * torch.rand(args.num_envs, action_dim) - 1
             obs, reward, term, trunc, _ = env.step(actions)
             terminated |= term
+            turning_command_change = max(turning_command_change,
+                                         largest((command.command - first_command)[turning]))
             finite &= bool(torch.isfinite(obs["policy"]).all() and torch.isfinite(reward).all())
         heights = robot.data.root_pos_w.torch[:, 2] - unwrapped.scene.env_origins[:, 2]
         print(json.dumps({
@@ -58,6 +72,10 @@ def main() -> None:
             "base_height_min": float(heights.min()),
             "base_height_max": float(heights.max()),
             "nominal_height": GO2_SPEC.standing_height(),
+            "turn_in_place_envs": int(turning.sum()),
+            "turning_linear_command_max": largest(first_command[turning, :2]),
+            "turning_yaw_command_min": float(first_command[turning, 2].abs().min()) if turning.any() else None,
+            "turning_command_change": turning_command_change,
             "body_names": robot.body_names,
             "joint_names": robot.joint_names,
         }))

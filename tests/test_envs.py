@@ -46,6 +46,18 @@ def test_robot_stands_for_two_seconds_with_zero_actions(dynamics, lowest):
     assert probe["base_height_max"] <= 1.1 * nominal
 
 
+def test_turn_in_place_commands_have_no_linear_velocity_and_keep_their_yaw_rate():
+    result = run_script("tests/probe_env.py", "--task", "LocoLab-Velocity-Flat-Go2", "--num_envs", "64", "--seconds",
+                        "1", "--turn_in_place", "0.5")
+    assert result.returncode == 0, result.stderr[-3000:]
+    probe = last_json(result.stdout)
+    assert 16 <= probe["turn_in_place_envs"] <= 48  # half of 64, drawn
+    assert probe["turning_linear_command_max"] == 0.0
+    assert probe["turning_yaw_command_min"] > 0.0
+    # heading control would change the yaw rate as the robot turns; a turn-in-place command is held
+    assert probe["turning_command_change"] == 0.0
+
+
 def test_missing_asset_is_an_immediate_error_naming_the_file(tmp_path):
     env = dict(os.environ, ISAACSIM_ASSET_ROOT=str(tmp_path / "empty_asset_root"))
     result = run_script(

@@ -2,8 +2,8 @@
 
 Isaac Lab's ``UniformVelocityCommand`` samples a command per environment at resets and every
 ``resampling_time_range`` seconds, turns a sampled heading into a yaw rate, and leaves a fraction of environments
-standing. A fixed-command evaluation collapses each range to one value and switches those three behaviours off, so
-what the policy is asked is exactly what the caller wrote.
+standing (LocoLab's also leaves one turning in place). A fixed-command evaluation collapses each range to one value
+and switches those behaviours off, so what the policy is asked is exactly what the caller wrote.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ def fix_velocity_command(env_cfg, command: Sequence[float]) -> None:
     cfg.heading_command = False
     cfg.rel_standing_envs = 0.0
     cfg.rel_heading_envs = 0.0
+    cfg.rel_turn_in_place_envs = 0.0
     # resampled only at resets, to the same value
     cfg.resampling_time_range = (1.0e9, 1.0e9)
     cfg.ranges.lin_vel_x = (vx, vx)

@@ -6,20 +6,21 @@ from __future__ import annotations
 
 import torch
 
-from isaaclab.envs.mdp.commands.velocity_command import UniformVelocityCommand
+from locolab.envs.mdp import TurnInPlaceVelocityCommand
 
 
-class SweptVelocityCommand(UniformVelocityCommand):
-    """Isaac Lab's uniform velocity command with environments that can each be held at their own fixed command.
+class SweptVelocityCommand(TurnInPlaceVelocityCommand):
+    """LocoLab's velocity command with environments that can each be held at their own fixed command.
 
     Evaluation sweeps give each slice of the environments one command; ``fix_velocity_command`` (one command for
-    all) cannot. Where :attr:`fixed` is not NaN, a resample writes it (no heading control, no standing).
+    all) cannot. Where :attr:`fixed` is not NaN, a resample writes it (no heading control, no standing, no
+    turning in place).
     """
 
     def __init__(self, cfg, env) -> None:
         super().__init__(cfg, env)
         self.fixed = torch.full((self.num_envs, 3), float("nan"), device=self.device)
-        """(vx, vy, wz) per environment; NaN rows sample as Isaac Lab does."""
+        """(vx, vy, wz) per environment; NaN rows sample as training does."""
 
     def _resample_command(self, env_ids) -> None:
         super()._resample_command(env_ids)
@@ -28,3 +29,4 @@ class SweptVelocityCommand(UniformVelocityCommand):
         self.vel_command_b[env_ids] = torch.where(held.unsqueeze(1), fixed, self.vel_command_b[env_ids])
         self.is_heading_env[env_ids] &= ~held
         self.is_standing_env[env_ids] &= ~held
+        self.is_turn_in_place_env[env_ids] &= ~held
