@@ -67,7 +67,6 @@ def main() -> None:
         mirrored = maps.mirror_observations(obs)
         report["history_mirrors_like_policy"] = bool(torch.equal(mirrored["history"][:, -1], mirrored["policy"]))
         if "height_scan" in critic:
-            start = critic["height_scan/start"]
             perm = critic["height_scan/perm"]
             pattern = unwrapped.scene.sensors["height_scanner"].cfg.pattern_cfg
             num_x = round(pattern.size[0] / pattern.resolution) + 1
