@@ -79,8 +79,8 @@ class CpuProfileCfg:
     roa_train_iterations: int = 900
     """PPO-ROA phase ``train`` (teacher) iterations on a CPU: the PPO recipe's 900 (the teacher acts on the same
     physics, rewards and entropy schedule). An iteration took 5.8-5.9 s alone (collection 3.1 s, learning 2.7 s: the
-    adaptation and distillation epochs), so about 88 minutes; measured before the PPO epochs left the histories out,
-    which shortens the learning part (not re-measured for the teacher)."""
+    adaptation and distillation epochs) before the PPO epochs left the histories out, and about 5.3 s after
+    (learning 2.1 s): about 80 minutes, with the student's 200 about 97."""
     roa_reg_lambda_window: tuple[int, int] = (200, 600)
     """Iterations over which ROA's regulariser weight ramps from 0 to its maximum, on a CPU."""
     roa_finetune_iterations: int = 200

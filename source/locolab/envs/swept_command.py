@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import torch
 
-from locolab.envs.mdp import TurnInPlaceVelocityCommand
+from locolab.envs.turn_in_place_command import TurnInPlaceVelocityCommand
 
 
 class SweptVelocityCommand(TurnInPlaceVelocityCommand):

@@ -1,7 +1,7 @@
 """LocoLab's MDP terms beyond Isaac Lab's: recorded dynamics randomisation, privileged observations and
 per-environment pushes for evaluation sweeps, turning-in-place commands."""
 
-from .commands import TurnInPlaceVelocityCommand, TurnInPlaceVelocityCommandCfg, with_turn_in_place
+from .commands import TurnInPlaceVelocityCommandCfg, with_turn_in_place
 from .curriculums import robustness_curriculum, robustness_curriculum_cfg
 from .events import push_at_speed
 from .dynamics import DynamicsRandomizationCfg, parameter_names, randomize_dynamics
