@@ -4,7 +4,8 @@ Extends Isaac Lab's stock Go2 velocity configs (MDP, rewards, terrain, Newton Mu
 - the robot: the generated USD, PD gains under which it stands, the base-height target of its own kinematics;
 - the dynamics: friction, payload, CoM, motor strength and PD gains resampled per environment at every reset
   (:class:`~locolab.envs.mdp.randomize_dynamics`) and pushes every few seconds;
-- the commands: optionally a fraction ask for turning in place (:class:`~locolab.envs.turn_in_place_command.TurnInPlaceVelocityCommand`);
+- the commands: a fraction may ask for turning in place (off by default;
+  :class:`~locolab.envs.turn_in_place_command.TurnInPlaceVelocityCommand`);
 - the observations, split by who may see them (see :class:`LocoLabObservationsCfg`);
 - no cloud-hosted visuals (sky texture, MDL ground material, debug markers).
 """
