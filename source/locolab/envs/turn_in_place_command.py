@@ -19,6 +19,8 @@ class TurnInPlaceVelocityCommand(UniformVelocityCommand):
 
     def _resample_command(self, env_ids) -> None:
         super()._resample_command(env_ids)
+        if self.cfg.rel_turn_in_place_envs <= 0.0:
+            return  # no draws: with it off, the random stream (and a seeded run) is Isaac Lab's
         count = len(range(self.num_envs)[env_ids]) if isinstance(env_ids, slice) else len(env_ids)
         turning = torch.rand(count, device=self.device) < self.cfg.rel_turn_in_place_envs
         self.is_turn_in_place_env[env_ids] = turning
