@@ -44,10 +44,8 @@ PUSH_INTERVAL_S = (2.5, 3.5)
 PUSH_VELOCITY = {"x": (-0.5, 0.5), "y": (-0.5, 0.5)}
 """Base velocity a push sets [m/s] (ROA: up to 0.5 m/s)."""
 TURN_IN_PLACE_ENVS = 0.0
-"""Fraction of velocity commands that ask for turning in place (Isaac Lab's heading commands almost never do). Off:
-measured at 0.1 on the PPO-ROA CPU recipe (seed 42), the teacher turned at 0.29 rad/s at iteration 750 and stood
-again at 899 (0.06 rad/s under a 1 rad/s command), no better than without it (0.02); the PPO recipe's verification
-ran without it."""
+"""Fraction of velocity commands that ask for turning in place: off, since at 0.1 it did not make the PPO-ROA teacher
+turn in place (measured: :mod:`locolab.envs.mdp.commands`), and the PPO recipe's verification ran without it."""
 HISTORY_LENGTH = 50
 """Steps of the proprioceptive history (``policy`` observations, oldest first) that ROA's adaptation module reads:
 1 s at 50 Hz."""
