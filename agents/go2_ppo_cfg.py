@@ -11,6 +11,7 @@ from isaaclab.utils import configclass
 from locolab.eval.periodic import PeriodicEvalCfg
 from locolab.runners.entropy_schedule import EntropyScheduleCfg
 from locolab.runners.nonfinite import NonFiniteCfg
+from locolab.runners.torch_threads import TorchThreadsCfg
 
 from isaaclab_tasks.core.velocity.config.go2.agents.rsl_rl_ppo_cfg import (
     UnitreeGo2FlatPPORunnerCfg,
@@ -31,6 +32,7 @@ class LocoLabGo2RoughPPORunnerCfg(UnitreeGo2RoughPPORunnerCfg):
     evaluation: PeriodicEvalCfg = PeriodicEvalCfg()
     nonfinite: NonFiniteCfg = NonFiniteCfg()
     entropy_schedule: EntropyScheduleCfg = EntropyScheduleCfg()
+    threads: TorchThreadsCfg = TorchThreadsCfg()
 
     def __post_init__(self):
         super().__post_init__()
@@ -42,6 +44,7 @@ class LocoLabGo2FlatPPORunnerCfg(UnitreeGo2FlatPPORunnerCfg):
     evaluation: PeriodicEvalCfg = PeriodicEvalCfg()
     nonfinite: NonFiniteCfg = NonFiniteCfg()
     entropy_schedule: EntropyScheduleCfg = EntropyScheduleCfg()
+    threads: TorchThreadsCfg = TorchThreadsCfg()
 
     def __post_init__(self):
         super().__post_init__()

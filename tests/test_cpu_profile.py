@@ -40,6 +40,8 @@ def test_profile_sets_physics_rollout_and_ppo_and_keeps_the_control_rate():
         pytest.approx([weight * profile.tracking_reward_scale for weight in tracking])
     schedule = agent_cfg.entropy_schedule
     assert (schedule.start, schedule.end, schedule.final) == (*profile.entropy_off, 0.0)
+    assert (agent_cfg.threads.collection, agent_cfg.threads.learning) == (profile.collection_threads,
+                                                                          profile.learning_threads)
 
 
 def test_explicit_environment_count_and_iterations_win_over_the_profile():

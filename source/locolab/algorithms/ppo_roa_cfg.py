@@ -11,6 +11,7 @@ from isaaclab_rl.rsl_rl import RslRlOnPolicyRunnerCfg, RslRlPpoAlgorithmCfg
 from locolab.eval.periodic import PeriodicEvalCfg
 from locolab.runners.entropy_schedule import EntropyScheduleCfg
 from locolab.runners.nonfinite import NonFiniteCfg
+from locolab.runners.torch_threads import TorchThreadsCfg
 
 
 @configclass
@@ -82,3 +83,4 @@ class RslRlRoaRunnerCfg(RslRlOnPolicyRunnerCfg):
     evaluation: PeriodicEvalCfg = PeriodicEvalCfg()
     nonfinite: NonFiniteCfg = NonFiniteCfg()
     entropy_schedule: EntropyScheduleCfg = EntropyScheduleCfg()
+    threads: TorchThreadsCfg = TorchThreadsCfg()

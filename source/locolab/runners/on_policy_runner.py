@@ -20,6 +20,7 @@ are; its learning loop is restated around LocoLab's one rollout routine (the sam
   most ``nonfinite.max_restores`` times, then the run stops with the last good state saved
   (:mod:`~.nonfinite`);
 - the entropy bonus can follow a schedule over iterations (``entropy_schedule``, :mod:`~.entropy_schedule`);
+- torch's thread count can differ between collection and the update (``threads``, :mod:`~.torch_threads`);
 - an algorithm's ``log_scalars`` (e.g. PPO-ROA's lambda, phase and latent errors) go to TensorBoard each iteration;
 - episode metrics (:mod:`locolab.eval.metrics`: tracking errors, falls, time-outs, every reward term) of the episodes
   that finished in each rollout go to TensorBoard as ``rollout/<metric>``, and every ``evaluation.interval``
@@ -49,6 +50,7 @@ from .checkpoints import CheckpointError, read_checkpoint, save_atomically
 from .entropy_schedule import scheduled_entropy_coef
 from .nonfinite import NonFiniteCounter, NonFiniteUpdateError, UpdateGuard
 from .tolerant_writer import DiskTolerantWriter
+from .torch_threads import torch_threads
 
 
 class TrainingInterrupted(Exception):
@@ -204,16 +206,19 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
     def _iterate(self, it: int) -> tuple[float, float, dict]:
         """One PPO iteration: a rollout into rsl_rl's storage, GAE, the update (with the state before it kept by the
         non-finite guard). Returns the collection and learning seconds and the losses."""
+        threads = self.cfg.get("threads") or {}
         start = time.time()
-        with torch.inference_mode():
+        with torch.inference_mode(), torch_threads(threads.get("collection", 0)):
             self._obs = rollout(self.env, self.alg.act, self.cfg["num_steps_per_env"], self._obs, self.metrics,
                                 on_step=self._process_env_step, device=self.device)
-            collect_time = time.time() - start
-            start = time.time()
-            self.alg.compute_returns(self._obs)
-        self._schedule_entropy(it)
-        self.guard.before_update()
-        loss_dict = self.alg.update()
+        collect_time = time.time() - start
+        start = time.time()
+        with torch_threads(threads.get("learning", 0)):
+            with torch.inference_mode():
+                self.alg.compute_returns(self._obs)
+            self._schedule_entropy(it)
+            self.guard.before_update()
+            loss_dict = self.alg.update()
         return collect_time, time.time() - start, loss_dict
 
     def _action_std(self) -> torch.Tensor:
