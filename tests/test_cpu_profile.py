@@ -80,6 +80,8 @@ def test_sac_takes_the_physics_and_its_own_sizes_but_no_ppo_settings():
     assert agent_cfg.critic.hidden_dims == profile.sac.critic_hidden_dims
     settings = effective_settings(env_cfg, agent_cfg)
     assert settings["collector"] == "sync" and "entropy_coef" not in settings
+    assert settings["torch_threads"] == {"collection": profile.collection_threads,
+                                         "learning": profile.learning_threads}
 
 
 def test_effective_settings_read_the_configs_after_overrides():

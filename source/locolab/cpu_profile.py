@@ -127,6 +127,7 @@ def effective_settings(env_cfg, agent_cfg) -> dict:
     algorithm = agent_cfg.algorithm
     settings = {
         "num_envs": env_cfg.scene.num_envs,
+        "torch_threads": {"collection": agent_cfg.threads.collection, "learning": agent_cfg.threads.learning},
         "num_substeps": env_cfg.sim.physics.num_substeps,
         "physics_dt": env_cfg.sim.dt,
         "decimation": env_cfg.decimation,
@@ -142,7 +143,6 @@ def effective_settings(env_cfg, agent_cfg) -> dict:
         settings.update({name: getattr(algorithm, name) for name in SAC_SETTINGS}, collector=agent_cfg.collector)
         return settings
     settings.update({name: getattr(algorithm, name) for name in PPO_SETTINGS})
-    settings["torch_threads"] = {"collection": agent_cfg.threads.collection, "learning": agent_cfg.threads.learning}
     schedule = getattr(agent_cfg, "entropy_schedule", None)
     if schedule is not None and schedule.end > schedule.start:
         settings["entropy_schedule"] = [schedule.start, schedule.end, schedule.final]
@@ -171,6 +171,8 @@ def apply_cpu_profile(env_cfg, agent_cfg, profile: CpuProfileCfg, num_envs_given
         env_cfg.curriculum.robustness = robustness_curriculum_cfg()
     if hasattr(agent_cfg, "evaluation"):
         agent_cfg.evaluation.interval = profile.evaluation_interval
+    agent_cfg.threads.collection = profile.collection_threads
+    agent_cfg.threads.learning = profile.learning_threads
     if is_sac(agent_cfg):
         agent_cfg.num_steps_per_env = profile.sac.num_steps_per_env
         for name in SAC_SETTINGS:
@@ -180,8 +182,6 @@ def apply_cpu_profile(env_cfg, agent_cfg, profile: CpuProfileCfg, num_envs_given
         if not max_iterations_given:
             agent_cfg.max_iterations = profile.sac.max_iterations
         return
-    agent_cfg.threads.collection = profile.collection_threads
-    agent_cfg.threads.learning = profile.learning_threads
     is_roa = hasattr(agent_cfg.algorithm, "reg_lambda_window")
     if profile.symmetry_augmentation and agent_cfg.actor.class_name != "RNNModel":  # rsl_rl: not for recurrent
         from isaaclab_rl.rsl_rl import RslRlSymmetryCfg

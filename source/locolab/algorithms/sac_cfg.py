@@ -11,6 +11,7 @@ from isaaclab.utils import configclass
 
 from locolab.eval.periodic import PeriodicEvalCfg
 from locolab.runners.nonfinite import NonFiniteCfg
+from locolab.runners.torch_threads import TorchThreadsCfg
 
 
 @configclass
@@ -88,6 +89,7 @@ class SacRunnerCfg:
     critic: SacCriticCfg = SacCriticCfg()
     evaluation: PeriodicEvalCfg = PeriodicEvalCfg()
     nonfinite: NonFiniteCfg = NonFiniteCfg()
+    threads: TorchThreadsCfg = TorchThreadsCfg()
 
 
 def check_sac_cfg(cfg: SacRunnerCfg) -> None:

@@ -8,9 +8,11 @@ What differs is one iteration (:meth:`_iterate`): take a chunk of ``num_steps_pe
 turn it into n-step transitions in the replay buffer, run ``num_updates`` SAC gradient steps on sampled minibatches
 (once the buffer holds ``learning_starts`` transitions) and publish the new actor weights to the collector.
 
-On a CPU the asynchronous collector's simulation processes run while the learner updates, so the learner keeps to
-one torch thread: two threads competing with the simulation for 2 cores made a SAC update 3.5-9x slower (36 vs 4 ms
-on a small network, 752 vs 216 ms at the CPU profile's former 2048 batch).
+The synchronous collector steps and updates in turn, each phase on its ``threads`` count (as the on-policy
+runner). On a CPU the asynchronous collector's simulation processes run while the learner updates, so the learner
+keeps to one torch thread and ``threads`` does not apply: two threads competing with the simulation for 2 cores
+made a SAC update 3.5-9x slower (36 vs 4 ms on a small network, 752 vs 216 ms at the CPU profile's former 2048
+batch).
 
 The replay buffer is not part of a checkpoint (it is large and refills in a few iterations): a resumed run collects
 ``learning_starts`` transitions with the resumed actor before its first update.
@@ -31,6 +33,7 @@ from locolab.offpolicy.nstep import NStepWindow
 from locolab.offpolicy.replay_buffer import ReplayBuffer
 
 from .on_policy_runner import LocoLabOnPolicyRunner
+from .torch_threads import torch_threads
 
 
 class OffPolicyRunner(LocoLabOnPolicyRunner):
@@ -77,17 +80,21 @@ class OffPolicyRunner(LocoLabOnPolicyRunner):
             self.collector = None
 
     def _iterate(self, it: int) -> tuple[float, float, dict]:
+        # the asynchronous collector steps while the learner updates: one thread throughout (see the module docstring)
+        threads = {} if isinstance(self.collector, AsyncCollector) else self.cfg.get("threads") or {}
         start = time.time()
-        chunk = self.collector.collect()
+        with torch_threads(threads.get("collection", 0)):
+            chunk = self.collector.collect()
         collect_time = time.time() - start
         start = time.time()
-        self._account(chunk)
-        self.alg.update_normalization(chunk.steps["obs"].reshape(-1))
-        transitions = self.window.add(chunk.steps)
-        if transitions is not None:
-            self.buffer.extend(transitions.reshape(-1))
-        self.guard.before_update()
-        loss_dict = self._update()
+        with torch_threads(threads.get("learning", 0)):
+            self._account(chunk)
+            self.alg.update_normalization(chunk.steps["obs"].reshape(-1))
+            transitions = self.window.add(chunk.steps)
+            if transitions is not None:
+                self.buffer.extend(transitions.reshape(-1))
+            self.guard.before_update()
+            loss_dict = self._update()
         self.collector.publish(self.alg.actor, it + 1)
         return collect_time, time.time() - start, loss_dict
 
