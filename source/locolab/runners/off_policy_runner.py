@@ -33,7 +33,6 @@ from locolab.offpolicy.nstep import NStepWindow
 from locolab.offpolicy.replay_buffer import ReplayBuffer
 
 from .on_policy_runner import LocoLabOnPolicyRunner
-from .torch_threads import torch_threads
 
 
 class OffPolicyRunner(LocoLabOnPolicyRunner):
@@ -80,14 +79,12 @@ class OffPolicyRunner(LocoLabOnPolicyRunner):
             self.collector = None
 
     def _iterate(self, it: int) -> tuple[float, float, dict]:
-        # the asynchronous collector steps while the learner updates: one thread throughout (see the module docstring)
-        threads = {} if isinstance(self.collector, AsyncCollector) else self.cfg.get("threads") or {}
         start = time.time()
-        with torch_threads(threads.get("collection", 0)):
+        with self._threads("collection"):
             chunk = self.collector.collect()
         collect_time = time.time() - start
         start = time.time()
-        with torch_threads(threads.get("learning", 0)):
+        with self._threads("learning"):
             self._account(chunk)
             self.alg.update_normalization(chunk.steps["obs"].reshape(-1))
             transitions = self.window.add(chunk.steps)
@@ -97,6 +94,12 @@ class OffPolicyRunner(LocoLabOnPolicyRunner):
             loss_dict = self._update()
         self.collector.publish(self.alg.actor, it + 1)
         return collect_time, time.time() - start, loss_dict
+
+    def _threads(self, phase: str) -> contextlib.AbstractContextManager:
+        """The asynchronous collector steps while the learner updates: one thread throughout (module docstring)."""
+        if isinstance(self.collector, AsyncCollector):
+            return contextlib.nullcontext()
+        return super()._threads(phase)
 
     def _update(self) -> dict[str, float]:
         """``num_updates`` SAC steps on sampled minibatches, their losses averaged (none before ``learning_starts``)."""

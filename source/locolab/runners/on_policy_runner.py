@@ -206,20 +206,23 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
     def _iterate(self, it: int) -> tuple[float, float, dict]:
         """One PPO iteration: a rollout into rsl_rl's storage, GAE, the update (with the state before it kept by the
         non-finite guard). Returns the collection and learning seconds and the losses."""
-        threads = self.cfg.get("threads") or {}
         start = time.time()
-        with torch.inference_mode(), torch_threads(threads.get("collection", 0)):
+        with torch.inference_mode(), self._threads("collection"):
             self._obs = rollout(self.env, self.alg.act, self.cfg["num_steps_per_env"], self._obs, self.metrics,
                                 on_step=self._process_env_step, device=self.device)
         collect_time = time.time() - start
         start = time.time()
-        with torch_threads(threads.get("learning", 0)):
+        with self._threads("learning"):
             with torch.inference_mode():
                 self.alg.compute_returns(self._obs)
             self._schedule_entropy(it)
             self.guard.before_update()
             loss_dict = self.alg.update()
         return collect_time, time.time() - start, loss_dict
+
+    def _threads(self, phase: str) -> contextlib.AbstractContextManager:
+        """Torch's thread count for one phase of an iteration (``collection`` or ``learning``) from ``threads``."""
+        return torch_threads((self.cfg.get("threads") or {}).get(phase, 0))
 
     def _action_std(self) -> torch.Tensor:
         return self.alg.get_policy().output_std
