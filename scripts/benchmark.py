@@ -12,7 +12,9 @@ Measures, in one run so that ratios compare like with like on a shared machine:
   (finetune starts from a 2-iteration teacher trained first, not timed);
 - ``ppo_rnn_train_steps_per_s``: recurrent PPO (``--agent ppo_rnn``, a GRU actor) through ``scripts/train.py``;
 - ``sac_sync_train_steps_per_s`` and ``sac_async_train_steps_per_s``: SAC (``--agent sac``) with each collector,
-  updating from the first iteration on (``learning_starts=0``), so the time of its gradient steps is counted;
+  updating from the first iteration on (``learning_starts=0``), so the time of its gradient steps is counted. The
+  asynchronous collector fills its queue while the trainer starts, so its first ``ASYNC_WARMUP_ITERATIONS`` iterations
+  take chunks collected before the clock ran; they are dropped too, and the run is that much longer;
 - ``stock_train_steps_per_s``: the stock ``isaaclab train`` (rsl_rl backend) with the task's PPO agent;
 and their ratios. Every trainer logs rsl_rl's ``Perf/total_fps`` to TensorBoard; the first iteration (warm-up) is
 dropped and the rest averaged. With ``--repeats R`` the trainers' order reverses every repeat (ABCD, DCBA, ...) and
@@ -50,6 +52,10 @@ REPO = Path(__file__).resolve().parents[1]
 FPS_TAG = "Perf/total_fps"
 TRAINER_TIMEOUT_S = 3600
 """A trainer run that takes longer is reported as stalled (e.g. waiting on the network)."""
+ASYNC_WARMUP_ITERATIONS = 4
+"""The warm-up iteration plus the SAC agent's ``async_queue_size`` (2) chunks queued ahead and the one in progress:
+iterations that would count chunks collected before the trainer's first one (measured: 6303 steps/s over 4
+iterations, about 3300 once the queue is drained)."""
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -112,8 +118,8 @@ def sim_in_subprocess(args: argparse.Namespace, device: str, physics: str) -> di
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
-def fps_after_warmup(log_dir: Path) -> list[float]:
-    """``Perf/total_fps`` of every iteration but the first, from the run's TensorBoard events."""
+def fps_after_warmup(log_dir: Path, warmup: int = 1) -> list[float]:
+    """``Perf/total_fps`` of every iteration after the first ``warmup``, from the run's TensorBoard events."""
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     events = list(log_dir.rglob("events.out.tfevents.*"))
@@ -122,7 +128,7 @@ def fps_after_warmup(log_dir: Path) -> list[float]:
     accumulator = EventAccumulator(str(events[0].parent)).Reload()
     if FPS_TAG not in accumulator.Tags()["scalars"]:
         raise RuntimeError(f"no '{FPS_TAG}' scalars in {events[0]}")
-    values = [event.value for event in accumulator.Scalars(FPS_TAG)[1:]]
+    values = [event.value for event in accumulator.Scalars(FPS_TAG)[warmup:]]
     if not values:
         raise RuntimeError(f"'{FPS_TAG}' in {events[0]} has no iteration after the warm-up one")
     return values
@@ -154,10 +160,13 @@ def _tail(text: str | bytes | None, chars: int = 3000) -> str:
     return (text or "")[-chars:]
 
 
-def train_command(args: argparse.Namespace, device: str, run_root: Path, *agent: str) -> list[str]:
-    """LocoLab's ``scripts/train.py`` on the benchmark's settings, logging under ``run_root``."""
+def train_command(args: argparse.Namespace, device: str, run_root: Path, *agent: str,
+                  warmup: int = 1) -> list[str]:
+    """LocoLab's ``scripts/train.py`` on the benchmark's settings, logging under ``run_root`` (``warmup``: iterations
+    dropped, so ``--iterations - 1`` are measured)."""
+    iterations = args.iterations + warmup - 1
     return [sys.executable, str(REPO / "scripts" / "train.py"), "--task", args.task, "--num_envs", str(args.num_envs),
-            "--device", device, "--max_iterations", str(args.iterations), "--seed", "0", "--log_root", str(run_root),
+            "--device", device, "--max_iterations", str(iterations), "--seed", "0", "--log_root", str(run_root),
             *agent]
 
 
@@ -179,6 +188,11 @@ def stock_train_command(args: argparse.Namespace, device: str) -> list[str]:
             "0", "--external_callback", "locolab.tasks.register", f"agent.device={device}"]
 
 
+def warmup_iterations(trainer: str) -> int:
+    """Iterations of ``trainer`` dropped before its steps/s are averaged."""
+    return ASYNC_WARMUP_ITERATIONS if trainer == "sac_async_train" else 1
+
+
 def trainer_commands(args: argparse.Namespace, device: str, teacher: Path) -> dict[str, Callable[[Path], list[str]]]:
     """Measured trainers by report name: each maps a run root to the command that trains there."""
     return {
@@ -186,7 +200,8 @@ def trainer_commands(args: argparse.Namespace, device: str, teacher: Path) -> di
         "ppo_rnn_train": lambda root: train_command(args, device, root, "--agent", "ppo_rnn"),
         "roa_train": lambda root: train_command(args, device, root, "--agent", "roa"),
         **{f"sac_{collector}_train": lambda root, collector=collector: train_command(
-            args, device, root, "--agent", "sac", "--collector", collector, "agent.algorithm.learning_starts=0")
+            args, device, root, "--agent", "sac", "--collector", collector, "agent.algorithm.learning_starts=0",
+            warmup=warmup_iterations(f"sac_{collector}_train"))
            for collector in (("sync", "async") if device == "cpu" else ("sync",))},
         "roa_finetune": lambda root: train_command(args, device, root, "--agent", "roa", "--phase", "finetune",
                                                    "--teacher", str(teacher)),
@@ -216,7 +231,7 @@ def trainer_steps_per_s(args: argparse.Namespace, device: str) -> dict[str, floa
                 wall_s, cpu_s = run_trainer(commands[name](run_root), run_root, env)
                 wall[name].append(wall_s)
                 cpu[name].append(cpu_s)
-                fps[name] += fps_after_warmup(run_root)
+                fps[name] += fps_after_warmup(run_root, warmup_iterations(name))
     result = {}
     for name in commands:
         result[f"{name}_steps_per_s"] = statistics.fmean(fps[name])
