@@ -33,6 +33,7 @@ setup(
         "filelock",
         "onnxruntime",
         "matplotlib",
+        "psutil",
     ],
     extras_require={"test": ["pytest"]},
 )

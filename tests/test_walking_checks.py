@@ -51,3 +51,27 @@ def test_time_to_walk_reads_the_newest_checkpoint_and_the_samples_per_iteration(
     (tmp_path / "params" / "env.yaml").write_text(yaml.dump({"scene": {"num_envs": 512}}))
     (tmp_path / "params" / "agent.yaml").write_text(yaml.dump({"num_steps_per_env": 24}))
     assert samples_per_iteration(tmp_path) == 512 * 24
+
+
+def test_time_to_walk_counts_the_cpu_time_of_the_whole_training_process_tree():
+    """A trainer's simulation processes are its children: their CPU time is the trainer's too."""
+    import subprocess
+    import sys
+    import time
+
+    from locolab.eval.time_to_walk import tree_cpu_seconds
+
+    spin = "import time\nend = time.process_time() + 0.6\nwhile time.process_time() < end: pass\ntime.sleep(30)"
+    parent = subprocess.Popen([sys.executable, "-c", f"import subprocess, sys, time\n"
+                               f"child = subprocess.Popen([sys.executable, '-c', {spin!r}])\n{spin}"])
+    try:
+        deadline = time.time() + 20
+        while tree_cpu_seconds(parent.pid) < 1.2 and time.time() < deadline:
+            time.sleep(0.2)
+        assert tree_cpu_seconds(parent.pid) >= 1.2  # 0.6 s of its own, 0.6 s of its child's
+    finally:
+        for child in __import__("psutil").Process(parent.pid).children(recursive=True):
+            child.kill()
+        parent.kill()
+        parent.wait()
+    assert tree_cpu_seconds(parent.pid) == 0.0

@@ -4,7 +4,9 @@ Training runs as ``scripts/train.py`` in a subprocess; whenever it writes a newe
 played under the fixed commands of :data:`locolab.eval.walking.WALKING_CHECKS` (``scripts/play.py --command``, each in
 its own process, stopping at the first check it fails). The wall-clock minutes are those from the start of the
 training process to the checkpoint's write; evaluation runs beside training (on the other core of a 2-core machine)
-and is not counted. When a checkpoint walks, training is stopped with SIGINT (it saves and exits).
+and is not counted. When a checkpoint walks, training is stopped with SIGINT (it saves and exits). The report's
+``cores_used`` is the training process tree's CPU time (trainer and simulation processes, not the evaluations) over
+its wall time, sampled at each poll: 1.0 is one core busy.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import sys
 import time
 from pathlib import Path
 
+import psutil
 import yaml
 
 from .walking import PLAY_NUM_ENVS, PLAY_SECONDS, WALKING_CHECKS
@@ -70,6 +73,23 @@ def newest_checkpoint(run_dir: Path) -> tuple[int, Path] | None:
     return max(found) if found else None
 
 
+def tree_cpu_seconds(pid: int) -> float:
+    """User and system CPU seconds of process ``pid`` and its living descendants (0 once it has exited)."""
+    try:
+        root = psutil.Process(pid)
+        processes = [root, *root.children(recursive=True)]
+    except psutil.NoSuchProcess:
+        return 0.0
+    total = 0.0
+    for process in processes:
+        try:
+            times = process.cpu_times()
+        except psutil.NoSuchProcess:
+            continue
+        total += times.user + times.system
+    return total
+
+
 def time_to_walk(train_args: list[str], log_root: Path, play_task: str, device: str, max_minutes: float,
                  poll_s: float = 10.0) -> dict:
     """Train with ``scripts/train.py train_args`` under ``log_root`` until a checkpoint walks or time runs out."""
@@ -83,6 +103,8 @@ def time_to_walk(train_args: list[str], log_root: Path, play_task: str, device: 
     evaluated = -1
     try:
         while True:
+            if (cpu := tree_cpu_seconds(process.pid)) > 0.0:
+                report["cores_used"] = round(cpu / (time.time() - start), 2)
             finished = process.poll() is not None
             runs = sorted(p.parent for p in log_root.glob("*/*/params"))
             newest = newest_checkpoint(runs[-1]) if runs else None
