@@ -75,3 +75,33 @@ def test_time_to_walk_counts_the_cpu_time_of_the_whole_training_process_tree():
         parent.kill()
         parent.wait()
     assert tree_cpu_seconds(parent.pid) == 0.0
+
+
+def test_ctrl_c_during_time_to_walk_stops_training_and_still_returns_the_report(tmp_path, monkeypatch):
+    """A stand-in trainer writes a run with one checkpoint and waits; Ctrl-C arrives while that checkpoint is being
+    evaluated: the trainer gets SIGINT, and the report comes back marked interrupted, with its CPU figure."""
+    import yaml
+
+    import locolab.eval.time_to_walk as ttw
+
+    trainer = tmp_path / "repo" / "scripts" / "train.py"
+    trainer.parent.mkdir(parents=True)
+    trainer.write_text(
+        "import pathlib, signal, sys, time\n"
+        "root = pathlib.Path(sys.argv[sys.argv.index('--log_root') + 1]) / 'exp' / 'run'\n"
+        "(root / 'params').mkdir(parents=True)\n"
+        f"(root / 'params' / 'env.yaml').write_text({yaml.dump({'scene': {'num_envs': 8}})!r})\n"
+        f"(root / 'params' / 'agent.yaml').write_text({yaml.dump({'num_steps_per_env': 4})!r})\n"
+        "signal.signal(signal.SIGINT, lambda *_: sys.exit(130))\n"
+        "(root / 'model_0.pt').write_bytes(b'')\n"
+        "time.sleep(60)\n")
+    monkeypatch.setattr(ttw, "REPO", tmp_path / "repo")
+
+    def interrupted(*_):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ttw, "evaluate_walking", interrupted)
+    report = ttw.time_to_walk([], tmp_path / "logs", "Play", "cpu", max_minutes=1.0, poll_s=0.1)
+    assert report["interrupted"] is True and report["walked"] is False
+    assert report["wall_minutes"] < 0.5  # the trainer stopped on SIGINT, not after max_minutes or a kill
+    assert report["train_command"][0] == str(trainer) and report["cores_used"] >= 0.0

@@ -20,8 +20,10 @@ class SacCpuProfileCfg:
     num_steps_per_env: int = 8
     """Steps of every environment per iteration: 4096 transitions at 512 environments."""
     batch_size: int = 1024
-    num_updates: int = 8
-    """Gradient steps per iteration: each transition is replayed twice on average."""
+    num_updates: int = 16
+    """Gradient steps per iteration: each transition is replayed 4 times on average. With 8, the asynchronous
+    learner waited 0.66 s of each 1.1 s iteration for the collector's next chunk; 16 updates (about 1.0 s on its one
+    thread) fill that wait."""
     buffer_size: int = 400_000
     learning_starts: int = 16384
     max_iterations: int = 3000

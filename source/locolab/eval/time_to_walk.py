@@ -6,7 +6,8 @@ its own process, stopping at the first check it fails). The wall-clock minutes a
 training process to the checkpoint's write; evaluation runs beside training (on the other core of a 2-core machine)
 and is not counted. When a checkpoint walks, training is stopped with SIGINT (it saves and exits). The report's
 ``cores_used`` is the training process tree's CPU time (trainer and simulation processes, not the evaluations) over
-its wall time, sampled at each poll: 1.0 is one core busy.
+its wall time, sampled at each poll: 1.0 is one core busy. Ctrl-C (SIGINT) stops training the same way and still
+returns the report so far, marked ``interrupted``.
 """
 
 from __future__ import annotations
@@ -100,35 +101,10 @@ def time_to_walk(train_args: list[str], log_root: Path, play_task: str, device: 
     start = time.time()
     process = subprocess.Popen(command, cwd=REPO, stdout=log_file, stderr=subprocess.STDOUT)
     report = {"train_command": command[1:], "walked": False, "evaluations": []}
-    evaluated = -1
     try:
-        while True:
-            if (cpu := tree_cpu_seconds(process.pid)) > 0.0:
-                report["cores_used"] = round(cpu / (time.time() - start), 2)
-            finished = process.poll() is not None
-            runs = sorted(p.parent for p in log_root.glob("*/*/params"))
-            newest = newest_checkpoint(runs[-1]) if runs else None
-            if newest is not None and newest[0] > evaluated:
-                iteration, checkpoint = newest
-                evaluated = iteration
-                minutes = (checkpoint.stat().st_mtime - start) / 60.0
-                samples = (iteration + 1) * samples_per_iteration(runs[-1])
-                walked, results = evaluate_walking(checkpoint, play_task, device)
-                report["evaluations"].append({"iteration": iteration, "minutes": round(minutes, 2),
-                                              "samples": samples, "walked": walked, "checks": results})
-                print(json.dumps(report["evaluations"][-1]), flush=True)
-                if walked:
-                    report.update(walked=True, minutes_to_walk=round(minutes, 2), samples_to_walk=samples,
-                                  iteration=iteration, checkpoint=str(checkpoint), run=str(runs[-1]))
-                    break
-                continue
-            if finished:
-                if process.returncode not in (0, 130):
-                    raise RuntimeError(f"training failed (exit {process.returncode}); see {log_root / 'train.log'}")
-                break
-            if (time.time() - start) / 60.0 > max_minutes:
-                break
-            time.sleep(poll_s)
+        _watch(process, report, start, log_root, play_task, device, max_minutes, poll_s)
+    except KeyboardInterrupt:  # Ctrl-C ends the measurement, not the report
+        report["interrupted"] = True
     finally:
         if process.poll() is None:
             process.send_signal(signal.SIGINT)
@@ -139,3 +115,36 @@ def time_to_walk(train_args: list[str], log_root: Path, play_task: str, device: 
         log_file.close()
     report["wall_minutes"] = round((time.time() - start) / 60.0, 2)
     return report
+
+
+def _watch(process: subprocess.Popen, report: dict, start: float, log_root: Path, play_task: str, device: str,
+           max_minutes: float, poll_s: float) -> None:
+    """Evaluate each newest checkpoint into ``report`` until one walks, training ends or ``max_minutes`` pass."""
+    evaluated = -1
+    while True:
+        if (cpu := tree_cpu_seconds(process.pid)) > 0.0:
+            report["cores_used"] = round(cpu / (time.time() - start), 2)
+        finished = process.poll() is not None
+        runs = sorted(p.parent for p in log_root.glob("*/*/params"))
+        newest = newest_checkpoint(runs[-1]) if runs else None
+        if newest is not None and newest[0] > evaluated:
+            iteration, checkpoint = newest
+            evaluated = iteration
+            minutes = (checkpoint.stat().st_mtime - start) / 60.0
+            samples = (iteration + 1) * samples_per_iteration(runs[-1])
+            walked, results = evaluate_walking(checkpoint, play_task, device)
+            report["evaluations"].append({"iteration": iteration, "minutes": round(minutes, 2),
+                                          "samples": samples, "walked": walked, "checks": results})
+            print(json.dumps(report["evaluations"][-1]), flush=True)
+            if walked:
+                report.update(walked=True, minutes_to_walk=round(minutes, 2), samples_to_walk=samples,
+                              iteration=iteration, checkpoint=str(checkpoint), run=str(runs[-1]))
+                return
+            continue
+        if finished:
+            if process.returncode not in (0, 130):
+                raise RuntimeError(f"training failed (exit {process.returncode}); see {log_root / 'train.log'}")
+            return
+        if (time.time() - start) / 60.0 > max_minutes:
+            return
+        time.sleep(poll_s)
