@@ -73,11 +73,13 @@ class CpuProfileCfg:
     num_mini_batches: int = 2
     """6144-sample minibatches: with 1536 (4 per 256 x 24) the adaptive learning rate sat at 1e-5..1e-4."""
     max_iterations: int = 900
-    """PPO iterations of ``make train`` on a CPU (12288 samples each): median 4.2 s on 2 cores, so about an hour with
-    nothing else running. Measured (flat task, seed 42, one uninterrupted run): under play.py's 0.5 m/s forward
-    command the mean action ran 0.17 m/s at iteration 450, 0.36 at 600, 0.37 (error 0.151) at 800, and at 900 passed
-    every walking check (0.43 m/s, error 0.113; turning error 0.12 rad/s; standing 0.07 m/s; no falls), in MuJoCo
-    sim-to-sim 0.46 m/s (error 0.065), 0.47 m/s with friction 0.4 and a 2 kg payload."""
+    """PPO iterations of ``make train`` on a CPU (12288 samples each): 4.2 s on 2 cores, 62.8 minutes end to end with
+    nothing else running. Measured (flat task, seed 42, two uninterrupted runs): in the first, under play.py's 0.5 m/s
+    forward command the mean action ran 0.17 m/s at iteration 450, 0.36 at 600, 0.37 (error 0.151) at 800, and at 900
+    passed every walking check (0.43 m/s, error 0.113; turning error 0.12 rad/s; standing 0.07 m/s; no falls), in
+    MuJoCo sim-to-sim 0.46 m/s (error 0.065), 0.47 m/s with friction 0.4 and a 2 kg payload. The second (one-thread
+    collection, so another floating-point trajectory) had the same training curve but its mean action stood at 900
+    (0.09 m/s; MuJoCo 0.03): walking by 900 is one run in two."""
     roa_train_iterations: int = 900
     """PPO-ROA phase ``train`` (teacher) iterations on a CPU: the PPO recipe's 900 (the teacher acts on the same
     physics, rewards and entropy schedule). An iteration took 5.8-5.9 s alone (collection 3.1 s, learning 2.7 s: the
