@@ -13,8 +13,8 @@ Measures, in one run so that ratios compare like with like on a shared machine:
 - ``ppo_rnn_train_steps_per_s``: recurrent PPO (``--agent ppo_rnn``, a GRU actor) through ``scripts/train.py``;
 - ``sac_sync_train_steps_per_s`` and ``sac_async_train_steps_per_s``: SAC (``--agent sac``) with each collector,
   updating from the first iteration on (``learning_starts=0``), so the time of its gradient steps is counted. The
-  asynchronous collector fills its queue while the trainer starts, so its first ``ASYNC_WARMUP_ITERATIONS`` iterations
-  take chunks collected before the clock ran; they are dropped too, and the run is that much longer;
+  asynchronous collector fills its queue while the trainer starts, so its first iterations take chunks
+  collected before the clock ran (``warmup_iterations``); they are dropped too, and the run is that much longer;
 - ``stock_train_steps_per_s``: the stock ``isaaclab train`` (rsl_rl backend) with the task's PPO agent;
 and their ratios. Every trainer logs rsl_rl's ``Perf/total_fps`` to TensorBoard; the first iteration (warm-up) is
 dropped and the rest averaged. With ``--repeats R`` the trainers' order reverses every repeat (ABCD, DCBA, ...) and
@@ -52,10 +52,6 @@ REPO = Path(__file__).resolve().parents[1]
 FPS_TAG = "Perf/total_fps"
 TRAINER_TIMEOUT_S = 3600
 """A trainer run that takes longer is reported as stalled (e.g. waiting on the network)."""
-ASYNC_WARMUP_ITERATIONS = 4
-"""The warm-up iteration plus the SAC agent's ``async_queue_size`` (2) chunks queued ahead and the one in progress:
-iterations that would count chunks collected before the trainer's first one (measured: 6303 steps/s over 4
-iterations, about 3300 once the queue is drained)."""
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -189,8 +185,14 @@ def stock_train_command(args: argparse.Namespace, device: str) -> list[str]:
 
 
 def warmup_iterations(trainer: str) -> int:
-    """Iterations of ``trainer`` dropped before its steps/s are averaged."""
-    return ASYNC_WARMUP_ITERATIONS if trainer == "sac_async_train" else 1
+    """Iterations of ``trainer`` dropped before its steps/s are averaged: the first; for the asynchronous SAC trainer
+    also the chunks its collector queues ahead (the agent's ``async_queue_size``) and the one it has in progress,
+    collected before the trainer's clock ran (counted, they made 4 iterations read 6303 steps/s; drained, 2962)."""
+    if trainer != "sac_async_train":
+        return 1
+    from locolab.algorithms.sac_cfg import SacRunnerCfg
+
+    return 1 + SacRunnerCfg().async_queue_size + 1
 
 
 def trainer_commands(args: argparse.Namespace, device: str, teacher: Path) -> dict[str, Callable[[Path], list[str]]]:

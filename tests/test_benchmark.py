@@ -97,11 +97,14 @@ def _load_benchmark_module():
 def test_the_async_trainer_is_timed_after_its_queue_is_drained(tmp_path):
     """Its collector fills the queue while the trainer starts: those chunks cost the clock nothing, so they are not
     counted, and the run is longer by as many iterations (the same number measured as every other trainer)."""
+    from locolab.algorithms.sac_cfg import SacRunnerCfg
+
     benchmark = _load_benchmark_module()
     args = benchmark.parse_args(["--iterations", "4"])
     commands = benchmark.trainer_commands(args, "cpu", tmp_path / "teacher")
-    iterations = {name: int(command(tmp_path)[command(tmp_path).index("--max_iterations") + 1])
-                  for name, command in commands.items() if name != "stock_train"}
-    assert benchmark.warmup_iterations("sac_async_train") == benchmark.ASYNC_WARMUP_ITERATIONS
-    assert iterations["sac_async_train"] - benchmark.ASYNC_WARMUP_ITERATIONS == iterations["train"] - 1 == 3
+    argv = {name: command(tmp_path) for name, command in commands.items() if name != "stock_train"}
+    iterations = {name: int(args[args.index("--max_iterations") + 1]) for name, args in argv.items()}
+    warmup = benchmark.warmup_iterations("sac_async_train")
+    assert warmup == 1 + SacRunnerCfg().async_queue_size + 1  # first iteration, queued chunks, the one in progress
+    assert iterations["sac_async_train"] - warmup == iterations["train"] - 1 == 3
     assert iterations["sac_sync_train"] == iterations["train"] == 4

@@ -59,6 +59,8 @@ def test_time_to_walk_counts_the_cpu_time_of_the_whole_training_process_tree():
     import sys
     import time
 
+    import psutil
+
     from locolab.eval.time_to_walk import tree_cpu_seconds
 
     spin = "import time\nend = time.process_time() + 0.6\nwhile time.process_time() < end: pass\ntime.sleep(30)"
@@ -70,7 +72,7 @@ def test_time_to_walk_counts_the_cpu_time_of_the_whole_training_process_tree():
             time.sleep(0.2)
         assert tree_cpu_seconds(parent.pid) >= 1.2  # 0.6 s of its own, 0.6 s of its child's
     finally:
-        for child in __import__("psutil").Process(parent.pid).children(recursive=True):
+        for child in psutil.Process(parent.pid).children(recursive=True):
             child.kill()
         parent.kill()
         parent.wait()
