@@ -9,6 +9,7 @@ checkpoint, so resume and playback see the same inputs.
 from isaaclab.utils import configclass
 
 from locolab.eval.periodic import PeriodicEvalCfg
+from locolab.runners.action_noise_schedule import ActionNoiseScheduleCfg
 from locolab.runners.entropy_schedule import EntropyScheduleCfg
 from locolab.runners.nonfinite import NonFiniteCfg
 from locolab.runners.torch_threads import TorchThreadsCfg
@@ -32,6 +33,7 @@ class LocoLabGo2RoughPPORunnerCfg(UnitreeGo2RoughPPORunnerCfg):
     evaluation: PeriodicEvalCfg = PeriodicEvalCfg()
     nonfinite: NonFiniteCfg = NonFiniteCfg()
     entropy_schedule: EntropyScheduleCfg = EntropyScheduleCfg()
+    action_noise_schedule: ActionNoiseScheduleCfg = ActionNoiseScheduleCfg()
     threads: TorchThreadsCfg = TorchThreadsCfg()
 
     def __post_init__(self):
@@ -44,6 +46,7 @@ class LocoLabGo2FlatPPORunnerCfg(UnitreeGo2FlatPPORunnerCfg):
     evaluation: PeriodicEvalCfg = PeriodicEvalCfg()
     nonfinite: NonFiniteCfg = NonFiniteCfg()
     entropy_schedule: EntropyScheduleCfg = EntropyScheduleCfg()
+    action_noise_schedule: ActionNoiseScheduleCfg = ActionNoiseScheduleCfg()
     threads: TorchThreadsCfg = TorchThreadsCfg()
 
     def __post_init__(self):

@@ -40,6 +40,9 @@ def test_profile_sets_physics_rollout_and_ppo_and_keeps_the_control_rate():
         pytest.approx([weight * profile.tracking_reward_scale for weight in tracking])
     schedule = agent_cfg.entropy_schedule
     assert (schedule.start, schedule.end, schedule.final) == (*profile.entropy_off, 0.0)
+    noise = agent_cfg.action_noise_schedule
+    assert (noise.start, noise.end, noise.final, noise.learning_rate) == (
+        *profile.action_noise_window, profile.action_noise_final, profile.action_noise_learning_rate)
     assert (agent_cfg.threads.collection, agent_cfg.threads.learning) == (profile.collection_threads,
                                                                           profile.learning_threads)
 
@@ -63,8 +66,11 @@ def test_roa_phases_take_their_iterations_and_regulariser_window(phase, iteratio
     assert (agent_cfg.algorithm.symmetry_cfg is not None) == profile.symmetry_augmentation  # PPO-ROA takes it too
     if phase == "train":  # the teacher learns like PPO; the student finetunes without the entropy bonus
         assert (agent_cfg.entropy_schedule.start, agent_cfg.entropy_schedule.end) == profile.entropy_off
+        assert (agent_cfg.action_noise_schedule.start, agent_cfg.action_noise_schedule.end) == \
+            profile.action_noise_window
     else:
         assert agent_cfg.algorithm.entropy_coef == 0.0 and agent_cfg.entropy_schedule.end == 0
+        assert agent_cfg.action_noise_schedule.end == 0
 
 
 def test_sac_takes_the_physics_and_its_own_sizes_but_no_ppo_settings():

@@ -69,6 +69,14 @@ class CpuProfileCfg:
     a finetuning student starts without it. Under a constant bonus the action noise stayed near 0.7 and drove the
     gait: the stochastic policy walked while its mean action (what play, export and the robot run) stood. Without
     it the noise shrank and the mean action took the gait over within 150-250 iterations."""
+    action_noise_window: tuple[int, int] = (215, 450)
+    """The action noise's ceiling falls from 1.0 to ``action_noise_final`` between these iterations, and the learning
+    rate is held at ``action_noise_learning_rate`` from the first (``agent.action_noise_schedule``,
+    :mod:`locolab.runners.action_noise_schedule`, whose docstring has the measurements). The ceiling starts to bind
+    near iteration 380, where the noise's own fall had slowed (0.38 at 400 without it); a finetuning student starts
+    without it."""
+    action_noise_final: float = 0.1
+    action_noise_learning_rate: float = 3.0e-4
     num_learning_epochs: int = 5
     num_mini_batches: int = 2
     """6144-sample minibatches: with 1536 (4 per 256 x 24) the adaptive learning rate sat at 1e-5..1e-4."""
@@ -153,6 +161,9 @@ def effective_settings(env_cfg, agent_cfg) -> dict:
     schedule = getattr(agent_cfg, "entropy_schedule", None)
     if schedule is not None and schedule.end > schedule.start:
         settings["entropy_schedule"] = [schedule.start, schedule.end, schedule.final]
+    noise = getattr(agent_cfg, "action_noise_schedule", None)
+    if noise is not None and noise.end > noise.start:
+        settings["action_noise_schedule"] = noise.to_dict()
     settings["symmetry_augmentation"] = getattr(algorithm, "symmetry_cfg", None) is not None
     if hasattr(algorithm, "reg_lambda_window"):
         settings["reg_lambda_window"] = list(algorithm.reg_lambda_window)
@@ -208,6 +219,9 @@ def apply_cpu_profile(env_cfg, agent_cfg, profile: CpuProfileCfg, num_envs_given
     else:
         agent_cfg.entropy_schedule.start, agent_cfg.entropy_schedule.end = profile.entropy_off
         agent_cfg.entropy_schedule.final = 0.0
+        noise = agent_cfg.action_noise_schedule
+        noise.start, noise.end = profile.action_noise_window
+        noise.final, noise.learning_rate = profile.action_noise_final, profile.action_noise_learning_rate
     if not max_iterations_given:
         if not is_roa:
             agent_cfg.max_iterations = profile.max_iterations

@@ -9,6 +9,7 @@ from isaaclab.utils import configclass
 from isaaclab_rl.rsl_rl import RslRlOnPolicyRunnerCfg, RslRlPpoAlgorithmCfg
 
 from locolab.eval.periodic import PeriodicEvalCfg
+from locolab.runners.action_noise_schedule import ActionNoiseScheduleCfg
 from locolab.runners.entropy_schedule import EntropyScheduleCfg
 from locolab.runners.nonfinite import NonFiniteCfg
 from locolab.runners.torch_threads import TorchThreadsCfg
@@ -83,4 +84,5 @@ class RslRlRoaRunnerCfg(RslRlOnPolicyRunnerCfg):
     evaluation: PeriodicEvalCfg = PeriodicEvalCfg()
     nonfinite: NonFiniteCfg = NonFiniteCfg()
     entropy_schedule: EntropyScheduleCfg = EntropyScheduleCfg()
+    action_noise_schedule: ActionNoiseScheduleCfg = ActionNoiseScheduleCfg()
     threads: TorchThreadsCfg = TorchThreadsCfg()

@@ -19,7 +19,8 @@ are; its learning loop is restated around LocoLab's one rollout routine (the sam
   the first occurrence of each); an update that makes the policy non-finite is undone with a lower learning rate, at
   most ``nonfinite.max_restores`` times, then the run stops with the last good state saved
   (:mod:`~.nonfinite`);
-- the entropy bonus can follow a schedule over iterations (``entropy_schedule``, :mod:`~.entropy_schedule`);
+- the entropy bonus can follow a schedule over iterations (``entropy_schedule``, :mod:`~.entropy_schedule`), and the
+  action noise a falling ceiling with the learning rate held (``action_noise_schedule``, :mod:`~.action_noise_schedule`);
 - torch's thread count can differ between collection and the update (``threads``, :mod:`~.torch_threads`);
 - an algorithm's ``log_scalars`` (e.g. PPO-ROA's lambda, phase and latent errors) go to TensorBoard each iteration;
 - episode metrics (:mod:`locolab.eval.metrics`: tracking errors, falls, time-outs, every reward term) of the episodes
@@ -47,6 +48,7 @@ from locolab.eval.metrics import EpisodeAccumulator
 from locolab.eval.rollout import rollout
 
 from .checkpoints import CheckpointError, read_checkpoint, save_atomically
+from .action_noise_schedule import action_std_ceiling, cap_action_std, hold_learning_rate
 from .entropy_schedule import scheduled_entropy_coef
 from .nonfinite import NonFiniteCounter, NonFiniteUpdateError, UpdateGuard
 from .tolerant_writer import DiskTolerantWriter
@@ -206,6 +208,7 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
     def _iterate(self, it: int) -> tuple[float, float, dict]:
         """One PPO iteration: a rollout into rsl_rl's storage, GAE, the update (with the state before it kept by the
         non-finite guard). Returns the collection and learning seconds and the losses."""
+        self._schedule_action_noise(it)
         start = time.time()
         with torch.inference_mode(), self._threads("collection"):
             self._obs = rollout(self.env, self.alg.act, self.cfg["num_steps_per_env"], self._obs, self.metrics,
@@ -267,6 +270,19 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
             self.alg.entropy_coef = scheduled_entropy_coef(it, self.cfg["algorithm"]["entropy_coef"], **schedule)
         if self.logger.writer is not None:
             self.logger.writer.add_scalar("Loss/entropy_coef", self.alg.entropy_coef, it)
+
+    def _schedule_action_noise(self, it: int) -> None:
+        """Cap the acting policy's noise for iteration ``it`` and hold the learning rate (``action_noise_schedule``);
+        the ceiling is logged as ``Policy/action_std_ceiling``."""
+        schedule = dict(self.cfg.get("action_noise_schedule") or {})
+        learning_rate = schedule.pop("learning_rate", None)
+        ceiling = action_std_ceiling(it, **schedule) if schedule else None
+        if ceiling is None:
+            return
+        cap_action_std(self.alg.get_policy(), ceiling)
+        hold_learning_rate(self.alg, learning_rate)
+        if self.logger.writer is not None:
+            self.logger.writer.add_scalar("Policy/action_std_ceiling", ceiling, it)
 
     def _log_nonfinite(self, it: int, restores: int) -> None:
         counts, new = self.nonfinite.take()
