@@ -42,6 +42,7 @@ def main() -> None:
     from locolab.cpu_profile import CpuProfileCfg
     from locolab.envs import load_task_cfgs, open_env
     from locolab.envs.mdp import DynamicsRandomizationCfg
+    from locolab.eval.metrics import diagonal_contact_agreement, lateral_contact_agreement, touchdown_rate
 
     task = "LocoLab-Velocity-Flat-Go2"
     env_cfg, _ = load_task_cfgs(task, num_envs=args.num_envs, device="cpu", seed=0)
@@ -60,6 +61,7 @@ def main() -> None:
         steps = round(args.seconds / unwrapped.step_dt)
         settle = round(1.0 / unwrapped.step_dt)
         forward, lateral, terminated = [], [], torch.zeros(args.num_envs, dtype=torch.bool)
+        gait = {"touchdown_rate": [], "diagonal_contact_agreement": [], "lateral_contact_agreement": []}
         for step in range(steps):
             targets = trot_targets(robot.joint_names, default, step * unwrapped.step_dt, args.frequency)
             actions = (targets - default) / action_term.cfg.scale
@@ -69,6 +71,8 @@ def main() -> None:
                 velocity = robot.data.root_lin_vel_b.torch
                 forward.append(velocity[:, 0].mean().item())
                 lateral.append(velocity[:, 1].mean().item())
+                for name, metric in zip(gait, (touchdown_rate, diagonal_contact_agreement, lateral_contact_agreement)):
+                    gait[name].append(metric(unwrapped).mean().item())
         heights = robot.data.root_pos_w.torch[:, 2]
         print(json.dumps({
             "frequency": args.frequency,
@@ -77,6 +81,7 @@ def main() -> None:
             "lateral_velocity": sum(lateral) / len(lateral),
             "falls": int(terminated.sum()),
             "base_height_min": float(heights.min()),
+            **{name: sum(values) / len(values) for name, values in gait.items()},
         }))
 
 

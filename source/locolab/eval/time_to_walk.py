@@ -27,6 +27,8 @@ from .walking import PLAY_NUM_ENVS, PLAY_SECONDS, WALKING_CHECKS
 
 REPO = Path(__file__).resolve().parents[3]
 CHECKPOINT_PATTERN = re.compile(r"model_(\d+)\.pt$")
+GAIT_METRICS = ("touchdown_rate", "diagonal_contact_agreement", "lateral_contact_agreement")
+"""Reported beside each check: whether the mean action trots or shuffles (locolab.eval.metrics)."""
 
 
 def play_summary(checkpoint: Path, command: tuple[float, float, float], task: str, device: str,
@@ -56,7 +58,8 @@ def evaluate_walking(checkpoint: Path, task: str, device: str) -> tuple[bool, li
         failures = check.failures(summary)
         results.append({"check": check.name, "command": list(check.command), "failures": failures,
                         **{key: summary.get(key) for key in ("mean_forward_velocity", "mean_speed",
-                                                              "mean_lin_vel_error", "mean_ang_vel_error", "falls")}})
+                                                              "mean_lin_vel_error", "mean_ang_vel_error", "falls")},
+                        **{key: summary.get("metrics", {}).get(key) for key in GAIT_METRICS}})
         if failures:
             return False, results
     return True, results
