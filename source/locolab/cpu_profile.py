@@ -72,9 +72,9 @@ class CpuProfileCfg:
     action_noise_window: tuple[int, int] = (215, 450)
     """The action noise's ceiling falls from 1.0 to ``action_noise_final`` between these iterations, and the learning
     rate is held at ``action_noise_learning_rate`` from the first (``agent.action_noise_schedule``,
-    :mod:`locolab.runners.action_noise_schedule`, whose docstring has the measurements). The ceiling starts to bind
-    near iteration 380, where the noise's own fall had slowed (0.38 at 400 without it); a finetuning student starts
-    without it."""
+    :mod:`locolab.runners.action_noise_schedule`, whose docstring has the measurements). Without the ceiling the
+    noise's own fall slowed near 0.38 at iteration 400 and stopped near 0.25; with it every joint's noise is 0.1 at
+    450. A finetuning student starts without it."""
     action_noise_final: float = 0.1
     action_noise_learning_rate: float = 3.0e-4
     num_learning_epochs: int = 5
@@ -87,7 +87,9 @@ class CpuProfileCfg:
     passed every walking check (0.43 m/s, error 0.113; turning error 0.12 rad/s; standing 0.07 m/s; no falls), in
     MuJoCo sim-to-sim 0.46 m/s (error 0.065), 0.47 m/s with friction 0.4 and a 2 kg payload. The second (one-thread
     collection, so another floating-point trajectory) had the same training curve but its mean action stood at 900
-    (0.09 m/s; MuJoCo 0.03): walking by 900 is one run in two."""
+    (0.09 m/s; MuJoCo 0.03): walking by 900 was one run in two. With the noise ceiling (third run, same seed) the
+    mean action walked forward from iteration 500 (0.43 m/s) and at 899 passed the forward (0.55 m/s, error 0.150)
+    and standing checks and walked in MuJoCo (0.46 m/s), but turned in place at 0.51 of 1 rad/s."""
     roa_train_iterations: int = 900
     """PPO-ROA phase ``train`` (teacher) iterations on a CPU: the PPO recipe's 900 (the teacher acts on the same
     physics, rewards and entropy schedule). An iteration took 5.8-5.9 s alone (collection 3.1 s, learning 2.7 s: the
