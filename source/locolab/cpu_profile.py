@@ -57,7 +57,9 @@ class CpuProfileCfg:
     iterations; with them doubled (and the 5 ms physics and the entropy schedule) 900. Not ablated alone."""
     symmetry_augmentation: bool = True
     """Left-right mirrored copies of every PPO minibatch (rsl_rl's symmetry extension, locolab.envs.symmetry); not
-    for recurrent actors, whose sequences rsl_rl does not mirror."""
+    for recurrent actors, whose sequences rsl_rl does not mirror. Measured: the noise-ceiling run's iteration 899
+    turned in place at 0.51 of 1 rad/s; resumed for 51 iterations without mirroring, 0.84 (every walking check
+    passed)."""
     num_steps_per_env: int = 24
     """Rollout length per environment (the stock 24)."""
     learning_rate: float = 1.0e-3
