@@ -90,10 +90,16 @@ DIAGONAL_PAIRS = ((0, 3), (1, 2))
 LATERAL_PAIRS = ((0, 1), (2, 3))
 
 
-def _foot_contacts(env) -> torch.Tensor:
-    """[N, 4] bool: which feet (:data:`FEET` order) touch the ground, from the ``contact_forces`` sensor."""
+def _feet_sensor(env):
+    """The ``contact_forces`` sensor and its foot indices in :data:`FEET` order."""
     sensor = env.scene.sensors["contact_forces"]
     ids, _ = sensor.find_sensors([f"{foot}_foot" for foot in FEET], preserve_order=True)
+    return sensor, ids
+
+
+def _foot_contacts(env) -> torch.Tensor:
+    """[N, 4] bool: which feet (:data:`FEET` order) touch the ground."""
+    sensor, ids = _feet_sensor(env)
     return sensor.data.current_contact_time.torch[:, ids] > 0.0
 
 
@@ -118,8 +124,7 @@ def lateral_contact_agreement(env) -> torch.Tensor:
 def touchdown_rate(env) -> torch.Tensor:
     """Touchdowns per foot and second [1/s] (a foot that landed during the last step counts once). Measured: the
     scripted 3 Hz trot 3.4, the noise's shuffle 7.5 (air times 0.08 s)."""
-    sensor = env.scene.sensors["contact_forces"]
-    ids, _ = sensor.find_sensors([f"{foot}_foot" for foot in FEET], preserve_order=True)
+    sensor, ids = _feet_sensor(env)
     landed = sensor.compute_first_contact(env.step_dt).torch[:, ids]
     return landed.float().mean(dim=1) / env.step_dt
 
