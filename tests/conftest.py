@@ -50,6 +50,18 @@ def run_dirs(log_root: Path) -> list[Path]:
     return sorted(p.parent for p in log_root.glob("*/*/params"))
 
 
+def scalars_of_a_short_training(tmp_path: Path, *overrides: str):
+    """train.py for 3 iterations (8 envs, one simulation process) with ``overrides``: its run directory and its
+    TensorBoard events (an ``EventAccumulator``)."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    result = run_script("train.py", "--device", "cpu", "--num_envs", "8", "--max_iterations", "3", "--sim_processes",
+                        "1", "--log_root", str(tmp_path), *overrides)
+    assert result.returncode == 0, result.stderr[-3000:]
+    (run,) = run_dirs(tmp_path)
+    return run, EventAccumulator(str(run)).Reload()
+
+
 @pytest.fixture(scope="session")
 def trained_run(tmp_path_factory) -> Path:
     """A 3-iteration CPU training run of the flat Go2 task (8 envs)."""

@@ -9,10 +9,9 @@ from types import SimpleNamespace
 import pytest
 import torch
 from rsl_rl.models import MLPModel
-from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 from tensordict import TensorDict
 
-from conftest import run_dirs, run_script
+from conftest import scalars_of_a_short_training
 from locolab.runners.action_noise_schedule import action_std_ceiling, cap_action_std, hold_learning_rate
 
 
@@ -64,12 +63,9 @@ def test_the_learning_rate_is_switched_to_the_held_value_once():
 
 @pytest.mark.slow
 def test_training_caps_the_noise_holds_the_learning_rate_and_logs_the_ceiling(tmp_path):
-    result = run_script("train.py", "--device", "cpu", "--num_envs", "8", "--max_iterations", "3", "--sim_processes",
-                        "1", "--log_root", str(tmp_path), "agent.action_noise_schedule.start=0",
-                        "agent.action_noise_schedule.end=2", "agent.action_noise_schedule.final=0.2")
-    assert result.returncode == 0, result.stderr[-3000:]
-    (run,) = run_dirs(tmp_path)
-    events = EventAccumulator(str(run)).Reload()
+    run, events = scalars_of_a_short_training(tmp_path, "agent.action_noise_schedule.start=0",
+                                              "agent.action_noise_schedule.end=2",
+                                              "agent.action_noise_schedule.final=0.2")
     assert [e.value for e in events.Scalars("Policy/action_std_ceiling")] == pytest.approx([1.0, 0.6, 0.2])
     assert [e.value for e in events.Scalars("Loss/learning_rate")] == pytest.approx([3e-4] * 3)
     std = torch.load(run / "model_2.pt", weights_only=False)["actor_state_dict"]["distribution.std_param"]

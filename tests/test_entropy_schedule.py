@@ -4,9 +4,8 @@
 from __future__ import annotations
 
 import pytest
-from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-from conftest import run_dirs, run_script
+from conftest import scalars_of_a_short_training
 from locolab.runners.entropy_schedule import scheduled_entropy_coef
 
 
@@ -22,10 +21,6 @@ def test_without_a_window_the_coefficient_stays_what_the_algorithm_says():
 
 @pytest.mark.slow
 def test_training_applies_and_logs_the_schedule(tmp_path):
-    result = run_script("train.py", "--device", "cpu", "--num_envs", "8", "--max_iterations", "3", "--sim_processes",
-                        "1", "--log_root", str(tmp_path), "agent.entropy_schedule.start=0",
-                        "agent.entropy_schedule.end=2", "agent.entropy_schedule.final=0.002")
-    assert result.returncode == 0, result.stderr[-3000:]
-    (run,) = run_dirs(tmp_path)
-    events = EventAccumulator(str(run)).Reload()
+    _, events = scalars_of_a_short_training(tmp_path, "agent.entropy_schedule.start=0", "agent.entropy_schedule.end=2",
+                                            "agent.entropy_schedule.final=0.002")
     assert [e.value for e in events.Scalars("Loss/entropy_coef")] == pytest.approx([0.01, 0.006, 0.002])

@@ -274,13 +274,14 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
     def _schedule_action_noise(self, it: int) -> None:
         """Cap the acting policy's noise for iteration ``it`` and hold the learning rate (``action_noise_schedule``);
         the ceiling is logged as ``Policy/action_std_ceiling``."""
-        schedule = dict(self.cfg.get("action_noise_schedule") or {})
-        learning_rate = schedule.pop("learning_rate", None)
-        ceiling = action_std_ceiling(it, **schedule) if schedule else None
+        schedule = self.cfg.get("action_noise_schedule")
+        if not schedule:
+            return
+        ceiling = action_std_ceiling(it, schedule["start"], schedule["end"], schedule["initial"], schedule["final"])
         if ceiling is None:
             return
         cap_action_std(self.alg.get_policy(), ceiling)
-        hold_learning_rate(self.alg, learning_rate)
+        hold_learning_rate(self.alg, schedule["learning_rate"])
         if self.logger.writer is not None:
             self.logger.writer.add_scalar("Policy/action_std_ceiling", ceiling, it)
 
