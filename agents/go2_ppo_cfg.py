@@ -34,6 +34,8 @@ class LocoLabGo2RoughPPORunnerCfg(UnitreeGo2RoughPPORunnerCfg):
     nonfinite: NonFiniteCfg = NonFiniteCfg()
     entropy_schedule: EntropyScheduleCfg = EntropyScheduleCfg()
     action_noise_schedule: ActionNoiseScheduleCfg = ActionNoiseScheduleCfg()
+    symmetry_until: int = 0
+    """From this iteration on, minibatches are no longer mirrored (``algorithm.symmetry_cfg``); 0: never stop."""
     threads: TorchThreadsCfg = TorchThreadsCfg()
 
     def __post_init__(self):
@@ -47,6 +49,8 @@ class LocoLabGo2FlatPPORunnerCfg(UnitreeGo2FlatPPORunnerCfg):
     nonfinite: NonFiniteCfg = NonFiniteCfg()
     entropy_schedule: EntropyScheduleCfg = EntropyScheduleCfg()
     action_noise_schedule: ActionNoiseScheduleCfg = ActionNoiseScheduleCfg()
+    symmetry_until: int = 0
+    """From this iteration on, minibatches are no longer mirrored (``algorithm.symmetry_cfg``); 0: never stop."""
     threads: TorchThreadsCfg = TorchThreadsCfg()
 
     def __post_init__(self):

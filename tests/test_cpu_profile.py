@@ -35,6 +35,8 @@ def test_profile_sets_physics_rollout_and_ppo_and_keeps_the_control_rate():
                  "num_mini_batches"):
         assert getattr(agent_cfg.algorithm, name) == getattr(profile, name), name
     assert (agent_cfg.algorithm.symmetry_cfg is not None) == profile.symmetry_augmentation
+    assert profile.symmetry_until < profile.max_iterations  # the last iterations learn without mirrored minibatches
+    assert agent_cfg.symmetry_until == profile.symmetry_until
     assert (getattr(env_cfg.curriculum, "robustness", None) is not None) == profile.robustness_curriculum
     assert (env_cfg.rewards.track_lin_vel_xy_exp.weight, env_cfg.rewards.track_ang_vel_z_exp.weight) == \
         pytest.approx([weight * profile.tracking_reward_scale for weight in tracking])
@@ -64,6 +66,7 @@ def test_roa_phases_take_their_iterations_and_regulariser_window(phase, iteratio
     assert tuple(agent_cfg.algorithm.reg_lambda_window) == tuple(profile.roa_reg_lambda_window)
     assert agent_cfg.algorithm.learning_rate == profile.learning_rate
     assert (agent_cfg.algorithm.symmetry_cfg is not None) == profile.symmetry_augmentation  # PPO-ROA takes it too
+    assert agent_cfg.symmetry_until == 0  # ... throughout: its pair was not measured with the cut
     if phase == "train":  # the teacher learns like PPO; the student finetunes without the entropy bonus
         assert (agent_cfg.entropy_schedule.start, agent_cfg.entropy_schedule.end) == profile.entropy_off
         assert (agent_cfg.action_noise_schedule.start, agent_cfg.action_noise_schedule.end) == \

@@ -57,3 +57,15 @@ def test_maps_of_every_observation_group_are_consistent_in_the_environment(task)
     assert probe["history_mirrors_like_policy"]
     if task.startswith("LocoLab-Velocity-Rough"):
         assert probe["height_scan_rows_flipped"]
+
+
+@pytest.mark.parametrize("until, iteration, mirrored", [(900, 899, True), (900, 900, False), (900, 1200, False),
+                                                          (0, 5000, True)])
+def test_mirroring_stops_from_symmetry_until_on_also_when_a_resume_starts_past_it(until, iteration, mirrored):
+    from types import SimpleNamespace
+
+    from locolab.runners.on_policy_runner import LocoLabOnPolicyRunner
+
+    runner = SimpleNamespace(cfg={"symmetry_until": until}, alg=SimpleNamespace(symmetry=object()))
+    LocoLabOnPolicyRunner._schedule_symmetry(runner, iteration)
+    assert (runner.alg.symmetry is not None) == mirrored

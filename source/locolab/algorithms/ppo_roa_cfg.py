@@ -85,4 +85,6 @@ class RslRlRoaRunnerCfg(RslRlOnPolicyRunnerCfg):
     nonfinite: NonFiniteCfg = NonFiniteCfg()
     entropy_schedule: EntropyScheduleCfg = EntropyScheduleCfg()
     action_noise_schedule: ActionNoiseScheduleCfg = ActionNoiseScheduleCfg()
+    symmetry_until: int = 0
+    """From this iteration on, minibatches are no longer mirrored (``algorithm.symmetry_cfg``); 0: never stop."""
     threads: TorchThreadsCfg = TorchThreadsCfg()

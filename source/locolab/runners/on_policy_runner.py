@@ -21,6 +21,9 @@ are; its learning loop is restated around LocoLab's one rollout routine (the sam
   (:mod:`~.nonfinite`);
 - the entropy bonus can follow a schedule over iterations (``entropy_schedule``, :mod:`~.entropy_schedule`), and the
   action noise a falling ceiling with the learning rate held (``action_noise_schedule``, :mod:`~.action_noise_schedule`);
+- mirrored minibatches (rsl_rl's symmetry augmentation) can stop at an iteration (``symmetry_until``): mirroring
+  speeds the early gait, but a policy kept symmetric turned in place at half the commanded rate (measured in
+  :mod:`locolab.cpu_profile`);
 - torch's thread count can differ between collection and the update (``threads``, :mod:`~.torch_threads`);
 - an algorithm's ``log_scalars`` (e.g. PPO-ROA's lambda, phase and latent errors) go to TensorBoard each iteration;
 - episode metrics (:mod:`locolab.eval.metrics`: tracking errors, falls, time-outs, every reward term) of the episodes
@@ -209,6 +212,7 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
         """One PPO iteration: a rollout into rsl_rl's storage, GAE, the update (with the state before it kept by the
         non-finite guard). Returns the collection and learning seconds and the losses."""
         self._schedule_action_noise(it)
+        self._schedule_symmetry(it)
         start = time.time()
         with torch.inference_mode(), self._threads("collection"):
             self._obs = rollout(self.env, self.alg.act, self.cfg["num_steps_per_env"], self._obs, self.metrics,
@@ -284,6 +288,13 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
         hold_learning_rate(self.alg, schedule["learning_rate"])
         if self.logger.writer is not None:
             self.logger.writer.add_scalar("Policy/action_std_ceiling", ceiling, it)
+
+    def _schedule_symmetry(self, it: int) -> None:
+        """Stop mirroring minibatches from iteration ``symmetry_until`` on (also when a resume starts past it)."""
+        until = self.cfg.get("symmetry_until", 0)
+        if until and it >= until and self.alg.symmetry is not None:
+            self.alg.symmetry = None
+            print(f"[LocoLab] Iteration {it}: minibatches are no longer mirrored (symmetry_until={until}).", flush=True)
 
     def _log_nonfinite(self, it: int, restores: int) -> None:
         counts, new = self.nonfinite.take()
