@@ -1,27 +1,14 @@
 """Installs LocoLab: the library from source/locolab, task and agent configs as locolab.tasks / locolab.agents."""
 
-from setuptools import setup
+from setuptools import find_packages, setup
 
 setup(
     name="locolab",
     version="0.1.0",
     description="Massively parallel legged-robot locomotion training on Isaac Lab 3 (Newton) and rsl_rl.",
     python_requires=">=3.12,<3.13",
-    packages=[
-        "locolab",
-        "locolab.assets",
-        "locolab.envs",
-        "locolab.envs.mdp",
-        "locolab.algorithms",
-        "locolab.models",
-        "locolab.export",
-        "locolab.deploy",
-        "locolab.eval",
-        "locolab.runners",
-        "locolab.render",
-        "locolab.tasks",
-        "locolab.agents",
-    ],
+    packages=[f"locolab.{name}" if name else "locolab" for name in ["", *find_packages("source/locolab")]]
+    + ["locolab.tasks", "locolab.agents"],
     package_dir={"locolab": "source/locolab", "locolab.tasks": "tasks", "locolab.agents": "agents"},
     install_requires=[
         "isaaclab==3.0.0",

@@ -266,7 +266,8 @@ def main(argv: list[str] | None = None) -> int:
 
         train_args = ["--task", args.task, *shlex.split(args.train_args)]
         report = {"task": args.task, "device": device,
-                  **time_to_walk(train_args, Path(args.log_root), play_variant(args.task), device, args.max_minutes)}
+                  **time_to_walk(train_args, Path(args.log_root), play_variant(args.task), device, args.max_minutes,
+                                   scripts=REPO / "scripts")}
         return _emit(report, args.output)
     result = {"task": args.task, "num_envs": args.num_envs, "device": device, "iterations": args.iterations,
               "repeats": args.repeats, "torch": version("torch"), "isaaclab": version("isaaclab"),

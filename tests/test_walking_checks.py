@@ -97,13 +97,12 @@ def test_ctrl_c_during_time_to_walk_stops_training_and_still_returns_the_report(
         "signal.signal(signal.SIGINT, lambda *_: sys.exit(130))\n"
         "(root / 'model_0.pt').write_bytes(b'')\n"
         "time.sleep(60)\n")
-    monkeypatch.setattr(ttw, "REPO", tmp_path / "repo")
 
     def interrupted(*_):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(ttw, "evaluate_walking", interrupted)
-    report = ttw.time_to_walk([], tmp_path / "logs", "Play", "cpu", max_minutes=1.0, poll_s=0.1)
+    report = ttw.time_to_walk([], tmp_path / "logs", "Play", "cpu", max_minutes=1.0, scripts=trainer.parent, poll_s=0.1)
     assert report["interrupted"] is True and report["walked"] is False
     assert report["wall_minutes"] < 0.5  # the trainer stopped on SIGINT, not after max_minutes or a kill
     assert report["train_command"][0] == str(trainer) and report["cores_used"] >= 0.0

@@ -7,7 +7,8 @@ training process to the checkpoint's write; evaluation runs beside training (on 
 and is not counted. When a checkpoint walks, training is stopped with SIGINT (it saves and exits). The report's
 ``cores_used`` is the training process tree's CPU time (trainer and simulation processes, not the evaluations) over
 its wall time, sampled at each poll: 1.0 is one core busy. Ctrl-C (SIGINT) stops training the same way and still
-returns the report so far, marked ``interrupted``.
+returns the report so far, marked ``interrupted``. The caller names the folder holding ``train.py`` and ``play.py``
+(they are scripts of the checkout, not part of the installed package); they run with the checkout as working folder.
 """
 
 from __future__ import annotations
@@ -25,22 +26,21 @@ import yaml
 
 from .walking import PLAY_NUM_ENVS, PLAY_SECONDS, WALKING_CHECKS
 
-REPO = Path(__file__).resolve().parents[3]
 CHECKPOINT_PATTERN = re.compile(r"model_(\d+)\.pt$")
 GAIT_METRICS = ("touchdown_rate", "diagonal_contact_agreement", "lateral_contact_agreement")
 """Reported beside each check: whether the mean action trots or shuffles (locolab.eval.metrics)."""
 
 
-def play_summary(checkpoint: Path, command: tuple[float, float, float], task: str, device: str,
+def play_summary(checkpoint: Path, command: tuple[float, float, float], task: str, device: str, scripts: Path,
                  seed: int = 0) -> dict:
     """The JSON summary of ``play.py --command`` on ``checkpoint`` (16 envs, 20 s)."""
     control_dt = 0.02
     steps = round(PLAY_SECONDS / control_dt)
     result = subprocess.run(
-        [sys.executable, str(REPO / "scripts" / "play.py"), "--checkpoint", str(checkpoint), "--task", task,
+        [sys.executable, str(scripts / "play.py"), "--checkpoint", str(checkpoint), "--task", task,
          "--device", device, "--num_envs", str(PLAY_NUM_ENVS), "--steps", str(steps), "--seed", str(seed),
          "--command", *(str(c) for c in command)],
-        cwd=REPO, capture_output=True, text=True, timeout=1800,
+        cwd=scripts.parent, capture_output=True, text=True, timeout=1800,
     )
     if result.returncode != 0:
         raise RuntimeError(f"play.py failed on {checkpoint} (exit {result.returncode}):\n{result.stderr[-2000:]}")
@@ -50,11 +50,11 @@ def play_summary(checkpoint: Path, command: tuple[float, float, float], task: st
     raise RuntimeError(f"play.py printed no summary for {checkpoint}")
 
 
-def evaluate_walking(checkpoint: Path, task: str, device: str) -> tuple[bool, list[dict]]:
+def evaluate_walking(checkpoint: Path, task: str, device: str, scripts: Path) -> tuple[bool, list[dict]]:
     """Play ``checkpoint`` under each walking check in turn; stop at the first failure."""
     results = []
     for check in WALKING_CHECKS:
-        summary = play_summary(checkpoint, check.command, task, device)
+        summary = play_summary(checkpoint, check.command, task, device, scripts)
         failures = check.failures(summary)
         results.append({"check": check.name, "command": list(check.command), "failures": failures,
                         **{key: summary.get(key) for key in ("mean_forward_velocity", "mean_speed",
@@ -95,17 +95,17 @@ def tree_cpu_seconds(pid: int) -> float:
 
 
 def time_to_walk(train_args: list[str], log_root: Path, play_task: str, device: str, max_minutes: float,
-                 poll_s: float = 10.0) -> dict:
+                 scripts: Path, poll_s: float = 10.0) -> dict:
     """Train with ``scripts/train.py train_args`` under ``log_root`` until a checkpoint walks or time runs out."""
     log_root.mkdir(parents=True, exist_ok=True)
-    command = [sys.executable, str(REPO / "scripts" / "train.py"), "--device", device, "--log_root", str(log_root),
+    command = [sys.executable, str(scripts / "train.py"), "--device", device, "--log_root", str(log_root),
                *train_args]
     log_file = open(log_root / "train.log", "w")
     start = time.time()
-    process = subprocess.Popen(command, cwd=REPO, stdout=log_file, stderr=subprocess.STDOUT)
+    process = subprocess.Popen(command, cwd=scripts.parent, stdout=log_file, stderr=subprocess.STDOUT)
     report = {"train_command": command[1:], "walked": False, "evaluations": []}
     try:
-        _watch(process, report, start, log_root, play_task, device, max_minutes, poll_s)
+        _watch(process, report, start, log_root, play_task, device, max_minutes, scripts, poll_s)
     except KeyboardInterrupt:  # Ctrl-C ends the measurement, not the report
         report["interrupted"] = True
     finally:
@@ -121,7 +121,7 @@ def time_to_walk(train_args: list[str], log_root: Path, play_task: str, device: 
 
 
 def _watch(process: subprocess.Popen, report: dict, start: float, log_root: Path, play_task: str, device: str,
-           max_minutes: float, poll_s: float) -> None:
+           max_minutes: float, scripts: Path, poll_s: float) -> None:
     """Evaluate each newest checkpoint into ``report`` until one walks, training ends or ``max_minutes`` pass."""
     evaluated = -1
     while True:
@@ -135,7 +135,7 @@ def _watch(process: subprocess.Popen, report: dict, start: float, log_root: Path
             evaluated = iteration
             minutes = (checkpoint.stat().st_mtime - start) / 60.0
             samples = (iteration + 1) * samples_per_iteration(runs[-1])
-            walked, results = evaluate_walking(checkpoint, play_task, device)
+            walked, results = evaluate_walking(checkpoint, play_task, device, scripts)
             report["evaluations"].append({"iteration": iteration, "minutes": round(minutes, 2),
                                           "samples": samples, "walked": walked, "checks": results})
             print(json.dumps(report["evaluations"][-1]), flush=True)

@@ -1,0 +1,1 @@
+"""Off-policy pieces beside the SAC algorithm: collectors, the replay buffer and n-step returns."""
