@@ -8,11 +8,7 @@ checkpoint, so resume and playback see the same inputs.
 
 from isaaclab.utils import configclass
 
-from locolab.eval.periodic import PeriodicEvalCfg
-from locolab.runners.action_noise_schedule import ActionNoiseScheduleCfg
-from locolab.runners.entropy_schedule import EntropyScheduleCfg
-from locolab.runners.nonfinite import NonFiniteCfg
-from locolab.runners.torch_threads import TorchThreadsCfg
+from locolab.runners.runner_cfg import LocoLabRunnerExtrasCfg
 
 from isaaclab_tasks.core.velocity.config.go2.agents.rsl_rl_ppo_cfg import (
     UnitreeGo2FlatPPORunnerCfg,
@@ -29,30 +25,14 @@ def use_locolab_defaults(cfg, experiment_name: str) -> None:
 
 
 @configclass
-class LocoLabGo2RoughPPORunnerCfg(UnitreeGo2RoughPPORunnerCfg):
-    evaluation: PeriodicEvalCfg = PeriodicEvalCfg()
-    nonfinite: NonFiniteCfg = NonFiniteCfg()
-    entropy_schedule: EntropyScheduleCfg = EntropyScheduleCfg()
-    action_noise_schedule: ActionNoiseScheduleCfg = ActionNoiseScheduleCfg()
-    symmetry_until: int = 0
-    """From this iteration on, minibatches are no longer mirrored (``algorithm.symmetry_cfg``); 0: never stop."""
-    threads: TorchThreadsCfg = TorchThreadsCfg()
-
+class LocoLabGo2RoughPPORunnerCfg(UnitreeGo2RoughPPORunnerCfg, LocoLabRunnerExtrasCfg):
     def __post_init__(self):
         super().__post_init__()
         use_locolab_defaults(self, "locolab_go2_rough")
 
 
 @configclass
-class LocoLabGo2FlatPPORunnerCfg(UnitreeGo2FlatPPORunnerCfg):
-    evaluation: PeriodicEvalCfg = PeriodicEvalCfg()
-    nonfinite: NonFiniteCfg = NonFiniteCfg()
-    entropy_schedule: EntropyScheduleCfg = EntropyScheduleCfg()
-    action_noise_schedule: ActionNoiseScheduleCfg = ActionNoiseScheduleCfg()
-    symmetry_until: int = 0
-    """From this iteration on, minibatches are no longer mirrored (``algorithm.symmetry_cfg``); 0: never stop."""
-    threads: TorchThreadsCfg = TorchThreadsCfg()
-
+class LocoLabGo2FlatPPORunnerCfg(UnitreeGo2FlatPPORunnerCfg, LocoLabRunnerExtrasCfg):
     def __post_init__(self):
         super().__post_init__()
         use_locolab_defaults(self, "locolab_go2_flat")

@@ -8,11 +8,7 @@ from typing import Literal
 from isaaclab.utils import configclass
 from isaaclab_rl.rsl_rl import RslRlOnPolicyRunnerCfg, RslRlPpoAlgorithmCfg
 
-from locolab.eval.periodic import PeriodicEvalCfg
-from locolab.runners.action_noise_schedule import ActionNoiseScheduleCfg
-from locolab.runners.entropy_schedule import EntropyScheduleCfg
-from locolab.runners.nonfinite import NonFiniteCfg
-from locolab.runners.torch_threads import TorchThreadsCfg
+from locolab.runners.runner_cfg import LocoLabRunnerExtrasCfg
 
 
 @configclass
@@ -71,7 +67,7 @@ class RslRlRoaAlgorithmCfg(RslRlPpoAlgorithmCfg):
 
 
 @configclass
-class RslRlRoaRunnerCfg(RslRlOnPolicyRunnerCfg):
+class RslRlRoaRunnerCfg(RslRlOnPolicyRunnerCfg, LocoLabRunnerExtrasCfg):
     """OnPolicyRunner config for PPO-ROA: the observation sets the ROA modules read."""
 
     obs_groups: dict[str, list[str]] = {
@@ -81,10 +77,3 @@ class RslRlRoaRunnerCfg(RslRlOnPolicyRunnerCfg):
         "history": ["history"],
     }
     algorithm: RslRlRoaAlgorithmCfg = MISSING
-    evaluation: PeriodicEvalCfg = PeriodicEvalCfg()
-    nonfinite: NonFiniteCfg = NonFiniteCfg()
-    entropy_schedule: EntropyScheduleCfg = EntropyScheduleCfg()
-    action_noise_schedule: ActionNoiseScheduleCfg = ActionNoiseScheduleCfg()
-    symmetry_until: int = 0
-    """From this iteration on, minibatches are no longer mirrored (``algorithm.symmetry_cfg``); 0: never stop."""
-    threads: TorchThreadsCfg = TorchThreadsCfg()

@@ -1,0 +1,22 @@
+"""What LocoLab's on-policy runner (:mod:`.on_policy_runner`) reads beyond rsl_rl's runner config: one configclass
+that the PPO, recurrent PPO and PPO-ROA runner configs inherit beside their Isaac Lab base."""
+
+from isaaclab.utils import configclass
+
+from locolab.eval.periodic import PeriodicEvalCfg
+
+from .action_noise_schedule import ActionNoiseScheduleCfg
+from .entropy_schedule import EntropyScheduleCfg
+from .nonfinite import NonFiniteCfg
+from .torch_threads import TorchThreadsCfg
+
+
+@configclass
+class LocoLabRunnerExtrasCfg:
+    evaluation: PeriodicEvalCfg = PeriodicEvalCfg()
+    nonfinite: NonFiniteCfg = NonFiniteCfg()
+    entropy_schedule: EntropyScheduleCfg = EntropyScheduleCfg()
+    action_noise_schedule: ActionNoiseScheduleCfg = ActionNoiseScheduleCfg()
+    symmetry_until: int = 0
+    """From this iteration on, minibatches are no longer mirrored (``algorithm.symmetry_cfg``); 0: never stop."""
+    threads: TorchThreadsCfg = TorchThreadsCfg()
