@@ -7,8 +7,8 @@ setup(
     version="0.1.0",
     description="Massively parallel legged-robot locomotion training on Isaac Lab 3 (Newton) and rsl_rl.",
     python_requires=">=3.12,<3.13",
-    packages=[f"locolab.{name}" if name else "locolab" for name in ["", *find_packages("source/locolab")]]
-    + ["locolab.tasks", "locolab.agents"],
+    packages=["locolab", *(f"locolab.{name}" for name in find_packages("source/locolab")), "locolab.tasks",
+              "locolab.agents"],
     package_dir={"locolab": "source/locolab", "locolab.tasks": "tasks", "locolab.agents": "agents"},
     install_requires=[
         "isaaclab==3.0.0",

@@ -3,12 +3,15 @@ name in the robot's joint order; lateral and yaw components change sign), in eve
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
 from conftest import last_json, run_script
 
 from locolab.assets import GO2_SPEC
 from locolab.envs.symmetry import joint_mirror, mirrored_name, name_permutation
+from locolab.runners.on_policy_runner import LocoLabOnPolicyRunner
 
 
 def test_mirrored_names_swap_left_and_right_only():
@@ -62,10 +65,6 @@ def test_maps_of_every_observation_group_are_consistent_in_the_environment(task)
 @pytest.mark.parametrize("until, iteration, mirrored", [(900, 899, True), (900, 900, False), (900, 1200, False),
                                                           (0, 5000, True)])
 def test_mirroring_stops_from_symmetry_until_on_also_when_a_resume_starts_past_it(until, iteration, mirrored):
-    from types import SimpleNamespace
-
-    from locolab.runners.on_policy_runner import LocoLabOnPolicyRunner
-
     runner = SimpleNamespace(cfg={"symmetry_until": until}, alg=SimpleNamespace(symmetry=object()))
     LocoLabOnPolicyRunner._schedule_symmetry(runner, iteration)
     assert (runner.alg.symmetry is not None) == mirrored

@@ -60,8 +60,9 @@ class CpuProfileCfg:
     iteration ``symmetry_until``; not for recurrent actors, whose sequences rsl_rl does not mirror."""
     symmetry_until: int = 900
     """PPO's last ``max_iterations - symmetry_until`` iterations are not mirrored (agent ``symmetry_until``; PPO-ROA
-    keeps mirroring: its pair was not measured with the cut). Measured: the noise-ceiling run's iteration 899, mirrored throughout, turned
-    in place at 0.51 of 1 rad/s; resumed for 51 iterations without mirroring, 0.84 (every walking check passed)."""
+    keeps mirroring: its pair was not measured with the cut). Measured: the noise-ceiling run's iteration 899,
+    mirrored throughout, turned in place at 0.51 of 1 rad/s; resumed for 51 iterations without mirroring, 0.84 (every
+    walking check passed)."""
     num_steps_per_env: int = 24
     """Rollout length per environment (the stock 24)."""
     learning_rate: float = 1.0e-3

@@ -20,7 +20,8 @@ are; its learning loop is restated around LocoLab's one rollout routine (the sam
   most ``nonfinite.max_restores`` times, then the run stops with the last good state saved
   (:mod:`~.nonfinite`);
 - the entropy bonus can follow a schedule over iterations (``entropy_schedule``, :mod:`~.entropy_schedule`), and the
-  action noise a falling ceiling with the learning rate held (``action_noise_schedule``, :mod:`~.action_noise_schedule`);
+  action noise a falling ceiling with the learning rate held (``action_noise_schedule``,
+  :mod:`~.action_noise_schedule`);
 - mirrored minibatches (rsl_rl's symmetry augmentation) can stop at an iteration (``symmetry_until``): mirroring
   speeds the early gait, but a policy kept symmetric turned in place at half the commanded rate (measured in
   :mod:`locolab.cpu_profile`);
