@@ -203,8 +203,9 @@ def use_play_mode(cfg) -> None:
 
 
 @configclass
-class LocoLabGo2RoughEnvCfg(UnitreeGo2RoughEnvCfg):
-    """Rough terrain (stock sub-terrains scaled for a small robot) with the terrain-level curriculum."""
+class LocoLabGo2Cfg:
+    """What LocoLab's flat and rough configs add to Isaac Lab's Go2 configs. A mixin: listed before the stock config
+    among a task config's bases, so that its fields win over the stock ones of the same name."""
 
     observations: LocoLabObservationsCfg = LocoLabObservationsCfg()
     events: LocoLabEventsCfg = LocoLabEventsCfg()
@@ -217,6 +218,11 @@ class LocoLabGo2RoughEnvCfg(UnitreeGo2RoughEnvCfg):
     def __post_init__(self):
         super().__post_init__()
         use_locolab_go2(self)
+
+
+@configclass
+class LocoLabGo2RoughEnvCfg(LocoLabGo2Cfg, UnitreeGo2RoughEnvCfg):
+    """Rough terrain (stock sub-terrains scaled for a small robot) with the terrain-level curriculum."""
 
 
 @configclass
@@ -227,20 +233,11 @@ class LocoLabGo2RoughEnvCfg_PLAY(LocoLabGo2RoughEnvCfg):
 
 
 @configclass
-class LocoLabGo2FlatEnvCfg(UnitreeGo2FlatEnvCfg):
+class LocoLabGo2FlatEnvCfg(LocoLabGo2Cfg, UnitreeGo2FlatEnvCfg):
     """Flat ground plane (no height scan)."""
-
-    observations: LocoLabObservationsCfg = LocoLabObservationsCfg()
-    events: LocoLabEventsCfg = LocoLabEventsCfg()
-    rewards: LocoLabRewardsCfg = LocoLabRewardsCfg()
-    history_length: int = HISTORY_LENGTH
-    """Length of the ``history`` observation (built from ``policy`` by locolab.envs.ProprioHistoryWrapper)."""
-    metrics: VelocityMetricsCfg = VelocityMetricsCfg()
-    """Episode metrics of training, evaluation, play.py and eval.py (locolab.eval.metrics)."""
 
     def __post_init__(self):
         super().__post_init__()
-        use_locolab_go2(self)
         self.observations.critic.height_scan = None
 
 
