@@ -213,3 +213,14 @@ def test_squashed_actions_stay_inside_the_bound_and_their_log_density_integrates
     # importance check: E_p[1 / p(a)] over the support [-2, 2] is its length, 4
     assert abs(torch.exp(-log_prob).mean().item() - 4.0) < 0.1
     assert distribution.deterministic_output(mlp_output[:1]).item() == pytest.approx(2.0 * math.tanh(0.4))
+
+
+def test_an_untrained_sac_actor_holds_the_default_pose_in_every_state():
+    from locolab.algorithms.sac import DISTRIBUTION
+
+    obs = TensorDict({"policy": 3.0 * torch.randn(256, 45)}, batch_size=[256])
+    actor = MLPModel(obs, {"actor": ["policy"]}, "actor", 12, [256, 128], "elu", True,
+                     {"class_name": DISTRIBUTION, "init_std": 0.3, "action_bound": 3.0, "init_mean_std": 1e-3})
+    assert actor(obs).abs().max() < 0.1  # action units: 0.025 rad around the default joint positions
+    actor(obs, stochastic_output=True)
+    assert actor.distribution.std.mean().item() == pytest.approx(0.3, rel=1e-3)  # the noise is the configured one

@@ -64,7 +64,8 @@ class SAC:
         actor = MLPModel(obs, cfg["obs_groups"], "actor", num_actions, actor_cfg["hidden_dims"],
                          actor_cfg["activation"], actor_cfg["obs_normalization"],
                          {"class_name": DISTRIBUTION, "init_std": actor_cfg["init_std"],
-                          "action_bound": actor_cfg["action_bound"]})
+                          "action_bound": actor_cfg["action_bound"],
+                          "init_mean_std": actor_cfg.get("init_mean_std")})
         critic = TwinQFunction(obs, cfg["obs_groups"]["critic"], num_actions, critic_cfg["hidden_dims"],
                                critic_cfg["activation"], critic_cfg["obs_normalization"])
         settings = {name: alg_cfg[name] for name in ("gamma", "tau", "actor_learning_rate", "critic_learning_rate",

@@ -21,9 +21,20 @@ class SquashedGaussianDistribution(HeteroscedasticGaussianDistribution):
     """``action_bound * tanh(u)``, ``u ~ N(mean, std)``, mean and log-std from the MLP (log-std clamped)."""
 
     def __init__(self, output_dim: int, init_std: float = 1.0,
-                 std_range: tuple[float, float] = (math.exp(-5), math.exp(2)), action_bound: float = 1.0) -> None:
+                 std_range: tuple[float, float] = (math.exp(-5), math.exp(2)), action_bound: float = 1.0,
+                 init_mean_std: float | None = None) -> None:
         super().__init__(output_dim, init_std=init_std, std_range=std_range, std_type="log")
         self.action_bound = float(action_bound)
+        self.init_mean_std = init_mean_std
+
+    def init_mlp_weights(self, mlp: nn.Module) -> None:
+        """rsl_rl's log-std head initialisation and, with ``init_mean_std``, a mean head of weights
+        ``N(0, init_mean_std)`` and zero biases: the untrained actor's mean action is then near 0 (the default pose)
+        in every state, instead of a state-dependent offset of PyTorch's default initialisation."""
+        super().init_mlp_weights(mlp)
+        if self.init_mean_std is not None:
+            nn.init.normal_(mlp[-2].weight[: self.output_dim], std=self.init_mean_std)
+            nn.init.zeros_(mlp[-2].bias[: self.output_dim])
 
     def sample(self) -> torch.Tensor:
         """An exploration action (no gradient)."""
