@@ -40,6 +40,11 @@ def test_profile_sets_physics_rollout_and_ppo_and_keeps_the_control_rate():
     assert (getattr(env_cfg.curriculum, "robustness", None) is not None) == profile.robustness_curriculum
     assert (env_cfg.rewards.track_lin_vel_xy_exp.weight, env_cfg.rewards.track_ang_vel_z_exp.weight) == \
         pytest.approx([weight * profile.tracking_reward_scale for weight in tracking])
+    fine = (env_cfg.rewards.track_lin_vel_xy_fine, env_cfg.rewards.track_ang_vel_z_fine)
+    assert [(term.func, term.weight, term.params["std"]) for term in fine] == [
+        (env_cfg.rewards.track_lin_vel_xy_exp.func, profile.fine_tracking_weights[0], profile.fine_tracking_std),
+        (env_cfg.rewards.track_ang_vel_z_exp.func, profile.fine_tracking_weights[1], profile.fine_tracking_std)]
+    assert env_cfg.rewards.track_lin_vel_xy_exp.params["std"] > profile.fine_tracking_std  # the stock width stays
     schedule = agent_cfg.entropy_schedule
     assert (schedule.start, schedule.end, schedule.final) == (*profile.entropy_off, 0.0)
     noise = agent_cfg.action_noise_schedule
