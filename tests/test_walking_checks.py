@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from locolab.eval.walking import WALKING_CHECKS, WalkingCheck
 
 
@@ -106,3 +108,14 @@ def test_ctrl_c_during_time_to_walk_stops_training_and_still_returns_the_report(
     assert report["interrupted"] is True and report["walked"] is False
     assert report["wall_minutes"] < 0.5  # the trainer stopped on SIGINT, not after max_minutes or a kill
     assert report["train_command"][0] == str(trainer) and report["cores_used"] >= 0.0
+
+
+def test_an_evaluation_plays_at_low_priority_on_one_thread(tmp_path):
+    """Beside a training run, evaluations must not take the cores from the trainer's two-thread update."""
+    from locolab.eval.time_to_walk import EVALUATION_NICENESS, play_summary
+
+    (tmp_path / "play.py").write_text(
+        "import json, os\n"
+        "print(json.dumps({'nice': os.nice(0), 'threads': os.environ.get('OMP_NUM_THREADS')}))\n")
+    summary = play_summary(tmp_path / "model_0.pt", (0.5, 0.0, 0.0), "task", "cpu", tmp_path)
+    assert summary == {"nice": os.nice(0) + EVALUATION_NICENESS, "threads": "1"}
