@@ -153,7 +153,9 @@ def set_physics_step(env_cfg, dt: float, decimation: int) -> None:
         env_cfg.scene.height_scanner.update_period = dt * decimation
 
 
-FINE_TRACKING_TERMS = {"track_lin_vel_xy_fine": "track_lin_vel_xy_exp", "track_ang_vel_z_fine": "track_ang_vel_z_exp"}
+TRACKING_TERMS = ("track_lin_vel_xy_exp", "track_ang_vel_z_exp")
+"""Isaac Lab's velocity-tracking rewards (linear, yaw)."""
+FINE_TRACKING_TERMS = dict(zip(("track_lin_vel_xy_fine", "track_ang_vel_z_fine"), TRACKING_TERMS))
 """The fine tracking rewards and the stock terms they copy."""
 
 
@@ -175,8 +177,7 @@ def effective_settings(env_cfg, agent_cfg) -> dict:
         "num_substeps": env_cfg.sim.physics.num_substeps,
         "physics_dt": env_cfg.sim.dt,
         "decimation": env_cfg.decimation,
-        "tracking_reward_weights": [env_cfg.rewards.track_lin_vel_xy_exp.weight,
-                                    env_cfg.rewards.track_ang_vel_z_exp.weight],
+        "tracking_reward_weights": [getattr(env_cfg.rewards, term).weight for term in TRACKING_TERMS],
         "fine_tracking_rewards": {name: [term.weight, term.params["std"]] for name in FINE_TRACKING_TERMS
                                   if (term := getattr(env_cfg.rewards, name, None)) is not None},
         "push_robot": env_cfg.events.push_robot is not None,
@@ -214,7 +215,7 @@ def apply_cpu_profile(env_cfg, agent_cfg, profile: CpuProfileCfg, num_envs_given
         env_cfg.scene.num_envs = profile.num_envs
     env_cfg.sim.physics.num_substeps = profile.num_substeps
     set_physics_step(env_cfg, profile.physics_dt, profile.decimation)
-    for term in ("track_lin_vel_xy_exp", "track_ang_vel_z_exp"):
+    for term in TRACKING_TERMS:
         getattr(env_cfg.rewards, term).weight *= profile.tracking_reward_scale
     add_fine_tracking(env_cfg, profile.fine_tracking_weights, profile.fine_tracking_std)
     if profile.robustness_curriculum:
