@@ -1,16 +1,20 @@
 """Left-right mirror symmetry: observations and actions map consistently (mirror twice = identity; sides swap by
-name in the robot's joint order; lateral and yaw components change sign), in every group an agent reads."""
+name in the robot's joint order; lateral and yaw components change sign), in every group an agent reads; a mirror
+loss that is only logged is measured on a sample of the minibatch."""
 
 from __future__ import annotations
 
 from types import SimpleNamespace
 
 import pytest
+import torch
+from rsl_rl.extensions import Symmetry
 
 from conftest import last_json, run_script
 
 from locolab.assets import GO2_SPEC
 from locolab.envs.symmetry import joint_mirror, mirrored_name, name_permutation
+from locolab.runners.logged_mirror_loss import LOGGED_SAMPLES, LoggedMirrorLoss
 from locolab.runners.on_policy_runner import LocoLabOnPolicyRunner
 
 
@@ -68,3 +72,32 @@ def test_mirroring_stops_from_symmetry_until_on_also_when_a_resume_starts_past_i
     runner = SimpleNamespace(cfg={"symmetry_until": until}, alg=SimpleNamespace(symmetry=object()))
     LocoLabOnPolicyRunner._schedule_symmetry(runner, iteration)
     assert (runner.alg.symmetry is not None) == mirrored
+
+
+def negate(env, obs, actions):
+    """A toy mirror: the originals, then their negatives."""
+    return (None if obs is None else torch.cat([obs, -obs]),
+            None if actions is None else torch.cat([actions, -actions]))
+
+
+def test_a_logged_only_mirror_loss_is_rsl_rl_s_measured_on_a_sample_without_a_graph():
+    torch.manual_seed(0)
+    actor = torch.nn.Sequential(torch.nn.Linear(3, 8), torch.nn.ELU(), torch.nn.Linear(8, 2))
+    logged = LoggedMirrorLoss.replacing(Symmetry(env=None, data_augmentation_func=negate, use_data_augmentation=True))
+    stock = Symmetry(env=None, data_augmentation_func=negate, use_data_augmentation=True)
+    size = LOGGED_SAMPLES + 100
+    obs, _ = negate(None, torch.randn(size, 3), None)  # an augmented minibatch: originals, then mirror images
+    loss = logged.compute_loss(actor, SimpleNamespace(observations=obs), size)
+    sample = torch.cat([obs[:LOGGED_SAMPLES], obs[size:size + LOGGED_SAMPLES]])
+    assert loss.item() == pytest.approx(stock.compute_loss(actor, SimpleNamespace(observations=sample),
+                                                           LOGGED_SAMPLES).item())
+    assert loss.item() != pytest.approx(stock.compute_loss(actor, SimpleNamespace(observations=obs), size).item())
+    assert not loss.requires_grad
+
+
+def test_a_mirror_loss_that_trains_stays_rsl_rl_s():
+    actor = torch.nn.Linear(3, 2)
+    trained = LoggedMirrorLoss(env=None, data_augmentation_func=negate, use_data_augmentation=True,
+                               use_mirror_loss=True, mirror_loss_coeff=1.0)
+    obs, _ = negate(None, torch.randn(LOGGED_SAMPLES + 100, 3), None)
+    assert trained.compute_loss(actor, SimpleNamespace(observations=obs), LOGGED_SAMPLES + 100).requires_grad

@@ -24,7 +24,8 @@ are; its learning loop is restated around LocoLab's one rollout routine (the sam
   :mod:`~.action_noise_schedule`);
 - mirrored minibatches (rsl_rl's symmetry augmentation) can stop at an iteration (``symmetry_until``): mirroring
   speeds the early gait, but a policy kept symmetric turned in place at half the commanded rate (measured in
-  :mod:`locolab.cpu_profile`);
+  :mod:`locolab.cpu_profile`); a mirror loss that is only logged is measured on a sample of each minibatch
+  (:mod:`~.logged_mirror_loss`: rsl_rl spends a full actor forward on it);
 - torch's thread count can differ between collection and the update (``threads``, :mod:`~.torch_threads`);
 - an algorithm's ``log_scalars`` (e.g. PPO-ROA's lambda, phase and latent errors) go to TensorBoard each iteration;
 - episode metrics (:mod:`locolab.eval.metrics`: tracking errors, falls, time-outs, every reward term) of the episodes
@@ -54,6 +55,7 @@ from locolab.eval.rollout import rollout
 from .checkpoints import CheckpointError, read_checkpoint, save_atomically
 from .action_noise_schedule import action_std_ceiling, cap_action_std, hold_learning_rate
 from .entropy_schedule import scheduled_entropy_coef
+from .logged_mirror_loss import LoggedMirrorLoss
 from .nonfinite import NonFiniteCounter, NonFiniteUpdateError, UpdateGuard
 from .tolerant_writer import DiskTolerantWriter
 from .torch_threads import torch_threads
@@ -65,6 +67,11 @@ class TrainingInterrupted(Exception):
 
 class LocoLabOnPolicyRunner(OnPolicyRunner):
     """OnPolicyRunner with atomic checkpoints, exact resume and graceful interruption."""
+
+    def __init__(self, env, train_cfg: dict, log_dir: str | None = None, device: str = "cpu") -> None:
+        super().__init__(env, train_cfg, log_dir, device)
+        if getattr(self.alg, "symmetry", None) is not None:
+            self.alg.symmetry = LoggedMirrorLoss.replacing(self.alg.symmetry)
 
     def save(self, path: str, infos: dict | None = None) -> bool:
         """Write a checkpoint atomically; False (and one line on stderr) when the file system refuses it."""
