@@ -71,7 +71,10 @@ def test_roa_phases_take_their_iterations_and_regulariser_window(phase, iteratio
     assert tuple(agent_cfg.algorithm.reg_lambda_window) == tuple(profile.roa_reg_lambda_window)
     assert agent_cfg.algorithm.learning_rate == profile.learning_rate
     assert (agent_cfg.algorithm.symmetry_cfg is not None) == profile.symmetry_augmentation  # PPO-ROA takes it too
-    assert agent_cfg.symmetry_until == 0  # ... throughout: its pair was not measured with the cut
+    # ... until the last 50 iterations of each phase
+    assert agent_cfg.symmetry_until == (profile.symmetry_until if phase == "train" else
+                                        profile.roa_finetune_symmetry_until)
+    assert agent_cfg.max_iterations - agent_cfg.symmetry_until == 50
     if phase == "train":  # the teacher learns like PPO; the student finetunes without the entropy bonus
         assert (agent_cfg.entropy_schedule.start, agent_cfg.entropy_schedule.end) == profile.entropy_off
         assert (agent_cfg.action_noise_schedule.start, agent_cfg.action_noise_schedule.end) == \

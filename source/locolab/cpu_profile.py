@@ -68,10 +68,10 @@ class CpuProfileCfg:
     """Left-right mirrored copies of every PPO minibatch (rsl_rl's symmetry extension, locolab.envs.symmetry), until
     iteration ``symmetry_until``; not for recurrent actors, whose sequences rsl_rl does not mirror."""
     symmetry_until: int = 650
-    """PPO's last ``max_iterations - symmetry_until`` iterations are not mirrored (agent ``symmetry_until``; PPO-ROA
-    keeps mirroring: its pair was not measured with the cut). Measured before the fine tracking rewards: the
-    noise-ceiling run's iteration 899, mirrored throughout, turned in place at 0.51 of 1 rad/s; resumed for 51
-    iterations without mirroring, 0.84 (every walking check passed)."""
+    """The last ``max_iterations - symmetry_until`` iterations of PPO and of the PPO-ROA teacher are not mirrored
+    (agent ``symmetry_until``). Measured before the fine tracking rewards: the noise-ceiling run's iteration 899,
+    mirrored throughout, turned in place at 0.51 of 1 rad/s; resumed for 51 iterations without mirroring, 0.84
+    (every walking check passed). PPO-ROA teachers mirrored throughout did not turn in place (0.00 and 0.06 rad/s)."""
     num_steps_per_env: int = 24
     """Rollout length per environment (the stock 24)."""
     learning_rate: float = 1.0e-3
@@ -104,15 +104,19 @@ class CpuProfileCfg:
     iteration 650 failed the forward check (0.48 m/s, error 0.203); 699 passed every check, near three limits
     (forward error 0.147, turning error 0.297, MuJoCo with friction 0.4 and 2 kg error 0.146). Without the fine terms,
     950 iterations walked in two of five runs (their figures are in the README)."""
-    roa_train_iterations: int = 900
-    """PPO-ROA phase ``train`` (teacher) iterations on a CPU: the PPO recipe's 900 (the teacher acts on the same
-    physics, rewards and entropy schedule). An iteration took 5.8-5.9 s alone (collection 3.1 s, learning 2.7 s: the
-    adaptation and distillation epochs) before the PPO epochs left the histories out, and about 5.3 s after
-    (learning 2.1 s): about 80 minutes, with the student's 200 about 97."""
+    roa_train_iterations: int = 700
+    """PPO-ROA phase ``train`` (teacher) iterations on a CPU: PPO's 700, the last 50 without mirroring (the teacher
+    acts on the same physics, rewards and schedules). Measured (seed 42, fine tracking rewards): iteration 699 walked
+    0.49 m/s under 0.5 (error 0.041), turned 1.08 rad/s under 1 (error 0.201) and stood (0.04 m/s); 72 minutes of
+    wall clock with tests beside it, about 5.1 s an iteration alone (about 60 minutes). The 900-iteration teachers
+    before, mirrored throughout and without the fine terms, did not turn in place."""
     roa_reg_lambda_window: tuple[int, int] = (200, 600)
     """Iterations over which ROA's regulariser weight ramps from 0 to its maximum, on a CPU."""
     roa_finetune_iterations: int = 200
-    """PPO-ROA phase ``finetune`` (student) iterations on a CPU: with the teacher's 900, inside the 120 minutes."""
+    """PPO-ROA phase ``finetune`` (student) iterations on a CPU: about 17 minutes; with the teacher's 700 the pair
+    took 92 minutes of wall clock (checks and tests beside it)."""
+    roa_finetune_symmetry_until: int = 150
+    """The student's last 50 finetuning iterations are not mirrored, like the teacher's and PPO's."""
     collection_threads: int = 1
     """Torch threads of the trainer's process while it collects (agent ``threads.collection``;
     :mod:`locolab.runners.torch_threads`). Beside a second training on the same 2 cores, one thread cut the trainer's
@@ -247,9 +251,10 @@ def apply_cpu_profile(env_cfg, agent_cfg, profile: CpuProfileCfg, num_envs_given
     algorithm = agent_cfg.algorithm
     for name in PPO_SETTINGS:
         setattr(algorithm, name, getattr(profile, name))
+    finetune = is_roa and algorithm.phase == "finetune"
     if is_roa:
         algorithm.reg_lambda_window = profile.roa_reg_lambda_window
-    if is_roa and algorithm.phase == "finetune":
+    if finetune:
         algorithm.entropy_coef = 0.0
     else:
         agent_cfg.entropy_schedule.start, agent_cfg.entropy_schedule.end = profile.entropy_off
@@ -257,12 +262,11 @@ def apply_cpu_profile(env_cfg, agent_cfg, profile: CpuProfileCfg, num_envs_given
         noise = agent_cfg.action_noise_schedule
         noise.start, noise.end = profile.action_noise_window
         noise.final, noise.learning_rate = profile.action_noise_final, profile.action_noise_learning_rate
-    if not is_roa:
-        agent_cfg.symmetry_until = profile.symmetry_until
+    agent_cfg.symmetry_until = profile.roa_finetune_symmetry_until if finetune else profile.symmetry_until
     if not max_iterations_given:
         if not is_roa:
             agent_cfg.max_iterations = profile.max_iterations
-        elif algorithm.phase == "finetune":
+        elif finetune:
             agent_cfg.max_iterations = profile.roa_finetune_iterations
         else:
             agent_cfg.max_iterations = profile.roa_train_iterations
