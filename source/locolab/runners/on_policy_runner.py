@@ -70,7 +70,7 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
 
     def __init__(self, env, train_cfg: dict, log_dir: str | None = None, device: str = "cpu") -> None:
         super().__init__(env, train_cfg, log_dir, device)
-        if getattr(self.alg, "symmetry", None) is not None:
+        if self.alg.symmetry is not None:
             self.alg.symmetry = LoggedMirrorLoss.replacing(self.alg.symmetry)
 
     def save(self, path: str, infos: dict | None = None) -> bool:
