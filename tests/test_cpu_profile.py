@@ -69,7 +69,9 @@ def test_roa_phases_take_their_iterations_and_regulariser_window(phase, iteratio
     apply_cpu_profile(env_cfg, agent_cfg, profile)
     assert agent_cfg.max_iterations == getattr(profile, iterations)
     assert tuple(agent_cfg.algorithm.reg_lambda_window) == tuple(profile.roa_reg_lambda_window)
-    assert agent_cfg.algorithm.learning_rate == profile.learning_rate
+    # the teacher's learning rate starts adaptive like PPO's; the student's is held at the teacher's last
+    assert (agent_cfg.algorithm.schedule, agent_cfg.algorithm.learning_rate) == (
+        (profile.schedule, profile.learning_rate) if phase == "train" else ("fixed", profile.roa_finetune_learning_rate))
     assert (agent_cfg.algorithm.symmetry_cfg is not None) == profile.symmetry_augmentation  # PPO-ROA takes it too
     # ... until the last 50 iterations of each phase
     assert agent_cfg.symmetry_until == (profile.symmetry_until if phase == "train" else
