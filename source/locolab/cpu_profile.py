@@ -114,8 +114,8 @@ class CpuProfileCfg:
     roa_reg_lambda_window: tuple[int, int] = (200, 600)
     """Iterations over which ROA's regulariser weight ramps from 0 to its maximum, on a CPU."""
     roa_finetune_iterations: int = 200
-    """PPO-ROA phase ``finetune`` (student) iterations on a CPU: about 17 minutes; with the teacher's 700 the pair
-    took 92 minutes of wall clock (checks and tests beside it)."""
+    """PPO-ROA phase ``finetune`` (student) iterations on a CPU: 17 minutes measured; with the teacher's 700 (72
+    minutes, tests beside it) the pair took 89 minutes of wall clock."""
     roa_finetune_symmetry_until: int = 150
     """The student's last 50 finetuning iterations are not mirrored, like the teacher's and PPO's."""
     roa_finetune_learning_rate: float = 3.0e-4
