@@ -10,6 +10,7 @@ import torch
 from tensordict import TensorDict
 
 from locolab.algorithms.sac import SAC, soft_update
+from locolab.envs.symmetry import MirrorMaps, mirror_transitions
 from locolab.models.q_function import TwinQFunction
 from locolab.offpolicy.collectors import AsyncCollector, CollectorError, SyncCollector
 from locolab.offpolicy.nstep import NStepWindow, nstep_transitions
@@ -69,6 +70,24 @@ def test_nstep_window_turns_every_step_into_one_transition_across_chunks():
     for key in ("reward", "discount"):
         torch.testing.assert_close(joined[key], whole[key])
     torch.testing.assert_close(joined["bootstrap_obs"]["policy"], whole["bootstrap_obs"]["policy"])
+
+
+def test_mirrored_transitions_mirror_observations_and_actions_and_keep_return_and_discount():
+    # two observation columns swap sides (a lateral one changes sign); two actions (hips) swap and change sign
+    maps = MirrorMaps.from_lists({"actions": [[1, 0], [-1.0, -1.0]],
+                                  "groups": {"policy": [[1, 0, 2], [1.0, 1.0, -1.0]]}}, "cpu")
+    obs = TensorDict({"policy": torch.tensor([[1.0, 2.0, 3.0]])}, batch_size=[1])
+    transitions = TensorDict({"obs": obs, "bootstrap_obs": obs.apply(lambda x: x + 10),
+                              "action": torch.tensor([[0.5, 0.75]]), "reward": torch.tensor([0.25]),
+                              "discount": torch.tensor([0.81])}, batch_size=[1])
+    mirrored = mirror_transitions(maps, transitions)
+    assert mirrored["obs", "policy"].tolist() == [[2.0, 1.0, -3.0]]
+    assert mirrored["bootstrap_obs", "policy"].tolist() == [[12.0, 11.0, -13.0]]
+    assert mirrored["action"].tolist() == [[-0.75, -0.5]]
+    assert (mirrored["reward"].item(), mirrored["discount"].item()) == (0.25, pytest.approx(0.81))
+    twice = mirror_transitions(maps, mirrored)  # an involution: the original comes back
+    assert all(torch.equal(twice[key], transitions[key]) for key in ("action", "reward", "discount"))
+    assert torch.equal(twice["obs", "policy"], obs["policy"]) and transitions["obs", "policy"].tolist() == [[1, 2, 3]]
 
 
 def test_replay_buffer_overwrites_its_oldest_transitions_and_samples_stored_ones():

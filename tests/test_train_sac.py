@@ -21,7 +21,8 @@ def sac_runs(tmp_path_factory) -> dict:
     runs = {}
     for collector in ("sync", "async"):
         logs = tmp_path_factory.mktemp(f"sac_{collector}")
-        result = run_script("train.py", *SMALL_SAC, "--collector", collector, "--log_root", str(logs))
+        mirrored = ("agent.algorithm.symmetry_augmentation=true",) if collector == "async" else ()  # both paths
+        result = run_script("train.py", *SMALL_SAC, *mirrored, "--collector", collector, "--log_root", str(logs))
         assert result.returncode == 0, result.stderr[-3000:]
         (runs[collector],) = run_dirs(logs)
     return runs
@@ -39,6 +40,10 @@ def test_sac_trains_and_logs_under_ppos_metric_names(sac_runs, collector):
         assert tag in tags, tag
     updates = [event.value for event in EventAccumulator(str(run)).Reload().Scalars("SAC/updates")]
     assert updates[-1] >= 4  # 2 per iteration once the warm-up is full
+    # 3 iterations x 8 steps x 8 envs, the last 2 steps of each env still waiting for their 3-step return; the
+    # async run adds each transition's mirror image too
+    added = EventAccumulator(str(run)).Reload().Scalars("SAC/buffer_transitions")[-1].value
+    assert added == (3 * 8 - 2) * 8 * (2 if collector == "async" else 1)
     assert f"collector: {collector}" in (run / "params" / "cpu_profile.yaml").read_text()
 
 

@@ -72,6 +72,10 @@ class SacAlgorithmCfg:
     target_entropy: float | None = None
     """Entropy the temperature steers toward; None: minus the number of actions."""
     max_grad_norm: float = 10.0
+    symmetry_augmentation: bool = False
+    """Add every transition's left-right mirror image to the replay buffer too (:func:`locolab.envs.symmetry.
+    mirror_transitions`): twice the transitions per simulated step, for the price of a copy, like PPO's mirrored
+    minibatches."""
 
 
 @configclass

@@ -172,3 +172,15 @@ def compute_symmetric_states(env, obs: TensorDict | None = None, actions: torch.
     obs_aug = None if obs is None else torch.cat([obs, maps.mirror_observations(obs)], dim=0)
     actions_aug = None if actions is None else torch.cat([actions, maps.mirror_actions(actions)], dim=0)
     return obs_aug, actions_aug
+
+
+@torch.no_grad()
+def mirror_transitions(maps: MirrorMaps, transitions: TensorDict) -> TensorDict:
+    """The left-right mirror images of replay-buffer transitions (``obs``, ``action``, ``bootstrap_obs``; the
+    n-step ``reward`` and ``discount`` are the same for the mirrored robot, whose command is mirrored with it): the
+    off-policy counterpart of :func:`compute_symmetric_states`."""
+    mirrored = transitions.clone(recurse=False)
+    mirrored["obs"] = maps.mirror_observations(transitions["obs"])
+    mirrored["bootstrap_obs"] = maps.mirror_observations(transitions["bootstrap_obs"])
+    mirrored["action"] = maps.mirror_actions(transitions["action"])
+    return mirrored

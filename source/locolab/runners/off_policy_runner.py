@@ -5,7 +5,8 @@ checkpoints that record the environment and its curricula, exact resume, SIGINT/
 guard, periodic evaluation, episode metrics under ``rollout/``, rsl_rl's logger and so PPO's metric names:
 ``Train/mean_reward``, ``Loss/value_function`` (the critics' loss), ``Loss/surrogate`` (the actor's), ``Perf/*``).
 What differs is one iteration (:meth:`_iterate`): take a chunk of ``num_steps_per_env`` steps from the collector,
-turn it into n-step transitions in the replay buffer, run ``num_updates`` SAC gradient steps on sampled minibatches
+turn it into n-step transitions in the replay buffer (with their left-right mirror images when the algorithm's
+``symmetry_augmentation`` is on), run ``num_updates`` SAC gradient steps on sampled minibatches
 (once the buffer holds ``learning_starts`` transitions) and publish the new actor weights to the collector.
 
 The synchronous collector steps and updates in turn, each phase on its ``threads`` count (as the on-policy
@@ -28,6 +29,7 @@ import torch
 from rsl_rl.utils.logger import Logger
 
 from locolab.algorithms.sac import SAC
+from locolab.envs.symmetry import mirror_maps, mirror_transitions
 from locolab.offpolicy.collectors import COLLECTORS, AsyncCollector, Chunk
 from locolab.offpolicy.nstep import NStepWindow
 from locolab.offpolicy.replay_buffer import ReplayBuffer
@@ -89,7 +91,10 @@ class OffPolicyRunner(LocoLabOnPolicyRunner):
             self.alg.update_normalization(chunk.steps["obs"].reshape(-1))
             transitions = self.window.add(chunk.steps)
             if transitions is not None:
-                self.buffer.extend(transitions.reshape(-1))
+                transitions = transitions.reshape(-1)
+                if self.cfg["algorithm"].get("symmetry_augmentation", False):
+                    transitions = torch.cat([transitions, mirror_transitions(mirror_maps(self.env), transitions)])
+                self.buffer.extend(transitions)
             self.guard.before_update()
             loss_dict = self._update()
         self.collector.publish(self.alg.actor, it + 1)
@@ -125,3 +130,9 @@ class OffPolicyRunner(LocoLabOnPolicyRunner):
 
     def _action_std(self) -> torch.Tensor:
         return self.alg.action_std
+
+    def _log_algorithm_scalars(self, iteration: int) -> None:
+        """SAC's scalars and the transitions added to the replay buffer so far (``SAC/buffer_transitions``)."""
+        super()._log_algorithm_scalars(iteration)
+        if self.logger.writer is not None:
+            self.logger.writer.add_scalar("SAC/buffer_transitions", self.buffer.added, iteration)
