@@ -112,7 +112,7 @@ def test_soft_update_moves_parameters_by_tau_and_copies_normaliser_statistics():
         assert torch.equal(new, src)
 
 
-def bandit_sac(target_entropy: float) -> SAC:
+def bandit_sac(target_entropy: float, init_alpha: float = 1.0, mean_penalty: float = 0.0) -> SAC:
     obs = TensorDict({"policy": torch.zeros(1, 2), "critic": torch.zeros(1, 2)}, batch_size=[1])
     groups = {"actor": ["policy"], "critic": ["critic"]}
     actor = MLPModel(obs, groups, "actor", 1, [32, 32], "elu", False,
@@ -120,7 +120,8 @@ def bandit_sac(target_entropy: float) -> SAC:
                       "init_std": 1.0, "action_bound": 1.0})
     critic = TwinQFunction(obs, ["critic"], 1, [32, 32], obs_normalization=False)
     return SAC(actor, critic, 1, gamma=0.0, actor_learning_rate=3e-3, critic_learning_rate=3e-3,
-               alpha_learning_rate=1e-2, init_alpha=1.0, target_entropy=target_entropy)
+               alpha_learning_rate=1e-2, init_alpha=init_alpha, target_entropy=target_entropy,
+               mean_penalty=mean_penalty)
 
 
 @pytest.fixture
@@ -232,6 +233,25 @@ def test_squashed_actions_stay_inside_the_bound_and_their_log_density_integrates
     # importance check: E_p[1 / p(a)] over the support [-2, 2] is its length, 4
     assert abs(torch.exp(-log_prob).mean().item() - 4.0) < 0.1
     assert distribution.deterministic_output(mlp_output[:1]).item() == pytest.approx(2.0 * math.tanh(0.4))
+
+
+def test_the_mean_penalty_adds_the_squared_pre_squash_mean_to_the_actor_loss_and_unsaturates_it(one_torch_thread):
+    """A reward that does not care about the action: the penalty alone brings a mean from the flat end of the tanh
+    back to the centre."""
+    obs = TensorDict({"policy": torch.randn(256, 2), "critic": torch.randn(256, 2)}, batch_size=[256])
+    batch = TensorDict({"obs": obs, "action": torch.rand(256, 1) * 2 - 1, "reward": torch.zeros(256),
+                        "discount": torch.zeros(256), "bootstrap_obs": obs}, batch_size=[256])
+    first_losses = []
+    for mean_penalty in (0.0, 0.1):
+        torch.manual_seed(0)
+        sac = bandit_sac(target_entropy=-10.0, init_alpha=1e-6, mean_penalty=mean_penalty)
+        torch.nn.init.constant_(sac.actor.mlp[-2].bias[:1], 4.0)  # the mean starts at tanh(4) = 0.9993 of the bound
+        pre_squash_mean = sac.actor.mlp(sac.actor.get_latent(obs))[..., 0, :]
+        first_losses.append(sac.update(batch)["surrogate"])
+    assert first_losses[1] - first_losses[0] == pytest.approx(0.1 * pre_squash_mean.square().mean().item(), rel=1e-4)
+    for _ in range(300):
+        sac.update(batch)
+    assert sac.actor(obs).abs().mean().item() < 0.1  # the deterministic action (bound 1) is back at the centre
 
 
 def test_an_untrained_sac_actor_holds_the_default_pose_in_every_state():
