@@ -33,16 +33,17 @@ def sac_runs(tmp_path_factory) -> dict:
 def test_sac_trains_and_logs_under_ppos_metric_names(sac_runs, collector):
     run = sac_runs[collector]
     assert sorted(p.name for p in run.glob("model_*.pt")) == ["model_0.pt", "model_2.pt"]
-    tags = set(EventAccumulator(str(run)).Reload().Tags()["scalars"])
+    events = EventAccumulator(str(run)).Reload()
+    tags = set(events.Tags()["scalars"])
     for tag in ("Loss/value_function", "Loss/surrogate", "Loss/entropy", "Loss/learning_rate", "Policy/mean_std",
                 "Perf/total_fps", "Perf/collection_time", "Train/mean_reward", "rollout/lin_vel_error",
                 "SAC/temperature", "SAC/q_value", "NonFinite/env_resets"):
         assert tag in tags, tag
-    updates = [event.value for event in EventAccumulator(str(run)).Reload().Scalars("SAC/updates")]
+    updates = [event.value for event in events.Scalars("SAC/updates")]
     assert updates[-1] >= 4  # 2 per iteration once the warm-up is full
     # 3 iterations x 8 steps x 8 envs, the last 2 steps of each env still waiting for their 3-step return; the
     # async run adds each transition's mirror image too
-    added = EventAccumulator(str(run)).Reload().Scalars("SAC/buffer_transitions")[-1].value
+    added = events.Scalars("SAC/buffer_transitions")[-1].value
     assert added == (3 * 8 - 2) * 8 * (2 if collector == "async" else 1)
     assert f"collector: {collector}" in (run / "params" / "cpu_profile.yaml").read_text()
 

@@ -106,7 +106,7 @@ class SAC:
         action, log_prob = self.sample(batch["obs"])
         q = torch.min(*self.critic(batch["obs"], action))
         actor_loss = (alpha * log_prob - q).mean()
-        if self.mean_penalty:
+        if self.mean_penalty:  # the distribution is the one ``sample`` just drew from: batch["obs"]'s
             actor_loss = actor_loss + self.mean_penalty * self.actor.distribution.mean.square().mean()
         self._step(self.actor_optimizer, actor_loss, self.actor)
         self.critic.requires_grad_(True)
