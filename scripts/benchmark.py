@@ -50,6 +50,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 FPS_TAG = "Perf/total_fps"
+TRAINERS = ("train", "ppo_rnn_train", "roa_train", "sac_sync_train", "sac_async_train", "roa_finetune", "stock_train")
+"""The trainers ``--trainers`` chooses from (``sac_async_train`` on a CPU only)."""
 TRAINER_TIMEOUT_S = 3600
 """A trainer run that takes longer is reported as stalled (e.g. waiting on the network)."""
 
@@ -63,12 +65,24 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--iterations", type=int, default=5, help="training iterations per trainer run (>= 2)")
     parser.add_argument("--repeats", type=int, default=1, help="runs of each trainer, alternating")
     parser.add_argument("--output", default=None, help="also write the JSON here")
+    parser.add_argument("--trainers", type=trainer_names, default=TRAINERS, help="comma-separated trainers to time (default: "
+                        f"all: {','.join(TRAINERS)}); train_vs_stock_ratio needs train and stock_train")
     parser.add_argument("--time_to_walk", action="store_true", help="train until a checkpoint walks (see above)")
     parser.add_argument("--max_minutes", type=float, default=180.0, help="--time_to_walk: give up after this long")
     parser.add_argument("--train_args", default="", help="--time_to_walk: more train.py arguments, one string")
     parser.add_argument("--log_root", default="logs/time_to_walk", help="--time_to_walk: where the run goes")
     parser.add_argument("--sim_only", choices=("profile", "stock"), default=None, help=argparse.SUPPRESS)
     return parser.parse_args(argv)
+
+
+def trainer_names(text: str) -> tuple[str, ...]:
+    """``--trainers``' comma-separated names, each one of ``TRAINERS``."""
+    names = tuple(name for name in text.split(",") if name)
+    unknown = [name for name in names if name not in TRAINERS]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"unknown trainer(s) {','.join(unknown) or '(none)'}: choose from "
+                                         f"{','.join(TRAINERS)}")
+    return names
 
 
 def sim_steps_per_s(task: str, num_envs: int, device: str, steps: int, warmup: int = 10,
@@ -195,9 +209,11 @@ def warmup_iterations(trainer: str) -> int:
     return 1 + SacRunnerCfg().async_queue_size + 1
 
 
-def trainer_commands(args: argparse.Namespace, device: str, teacher: Path) -> dict[str, Callable[[Path], list[str]]]:
-    """Measured trainers by report name: each maps a run root to the command that trains there."""
-    return {
+def trainer_commands(args: argparse.Namespace, device: str,
+                     teacher: Path | None) -> dict[str, Callable[[Path], list[str]]]:
+    """Measured trainers by report name: each maps a run root to the command that trains there (those of
+    ``--trainers``)."""
+    commands = {
         "train": lambda root: train_command(args, device, root),
         "ppo_rnn_train": lambda root: train_command(args, device, root, "--agent", "ppo_rnn"),
         "roa_train": lambda root: train_command(args, device, root, "--agent", "roa"),
@@ -209,6 +225,7 @@ def trainer_commands(args: argparse.Namespace, device: str, teacher: Path) -> di
                                                    "--teacher", str(teacher)),
         "stock_train": lambda root: stock_train_command(args, device),
     }
+    return {name: command for name, command in commands.items() if name in args.trainers}
 
 
 def trainer_steps_per_s(args: argparse.Namespace, device: str) -> dict[str, float]:
@@ -218,10 +235,12 @@ def trainer_steps_per_s(args: argparse.Namespace, device: str) -> dict[str, floa
     # the stock entry point resolves Isaac Lab's asset root before our callback imports locolab: hand it over
     env = dict(os.environ, ISAACSIM_ASSET_ROOT=str(ASSET_ROOT))
     with tempfile.TemporaryDirectory(prefix="locolab_bench_") as tmp:
-        teacher_root = Path(tmp) / "teacher"
-        teacher_args = argparse.Namespace(**{**vars(args), "iterations": 2})
-        run_trainer(train_command(teacher_args, device, teacher_root, "--agent", "roa"), REPO)
-        (teacher,) = (run.parent for run in teacher_root.glob("*/*/params"))
+        teacher = None
+        if "roa_finetune" in args.trainers:
+            teacher_root = Path(tmp) / "teacher"
+            teacher_args = argparse.Namespace(**{**vars(args), "iterations": 2})
+            run_trainer(train_command(teacher_args, device, teacher_root, "--agent", "roa"), REPO)
+            (teacher,) = (run.parent for run in teacher_root.glob("*/*/params"))
         commands = trainer_commands(args, device, teacher)
         fps = {name: [] for name in commands}
         wall = {name: [] for name in commands}
@@ -278,16 +297,19 @@ def main(argv: list[str] | None = None) -> int:
         result["sim_random_actions_steps_per_s"] = profile["steps_per_s"]
         result["sim_nonfinite_guard_overhead_percent"] = 100.0 * (profile["steps_per_s"]
                                                                  / profile["guarded_steps_per_s"] - 1.0)
-        result["sim_stock_physics_steps_per_s"] = sim_in_subprocess(args, device, "stock")["steps_per_s"]
+        # the profile's physics applies on a CPU only: elsewhere both are the task's
+        result["sim_stock_physics_steps_per_s"] = (sim_in_subprocess(args, device, "stock")["steps_per_s"]
+                                                   if device == "cpu" else profile["steps_per_s"])
         result.update(trainer_steps_per_s(args, device))
     except (RuntimeError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
-    result["train_vs_stock_ratio"] = result["train_steps_per_s"] / result["stock_train_steps_per_s"]
+    if {"train", "stock_train"} <= set(args.trainers):
+        result["train_vs_stock_ratio"] = result["train_steps_per_s"] / result["stock_train_steps_per_s"]
     for phase in ("ppo_rnn_train", "roa_train", "roa_finetune", "sac_sync_train", "sac_async_train"):
-        if f"{phase}_steps_per_s" in result:
+        if f"{phase}_steps_per_s" in result and "train_steps_per_s" in result:
             result[f"{phase}_vs_ppo_ratio"] = result[f"{phase}_steps_per_s"] / result["train_steps_per_s"]
-    if "sac_async_train_steps_per_s" in result:
+    if {"sac_async_train_steps_per_s", "sac_sync_train_steps_per_s"} <= set(result):
         result["sac_async_vs_sync_ratio"] = result["sac_async_train_steps_per_s"] / result["sac_sync_train_steps_per_s"]
     result["sim_profile_vs_stock_physics_ratio"] = (result["sim_random_actions_steps_per_s"]
                                                     / result["sim_stock_physics_steps_per_s"])

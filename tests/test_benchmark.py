@@ -108,3 +108,16 @@ def test_the_async_trainer_is_timed_after_its_queue_is_drained(tmp_path):
     assert warmup == 1 + SacRunnerCfg().async_queue_size + 1  # first iteration, queued chunks, the one in progress
     assert iterations["sac_async_train"] - warmup == iterations["train"] - 1 == 3
     assert iterations["sac_sync_train"] == iterations["train"] == 4
+
+
+def test_trainers_chooses_which_trainers_are_timed(tmp_path):
+    """``--trainers train,stock_train`` times PPO and the stock trainer only (a GPU's short benchmark); the PPO-ROA
+    teacher that roa_finetune needs is then not trained."""
+    benchmark = _load_benchmark_module()
+    args = benchmark.parse_args(["--trainers", "train,stock_train"])
+    assert list(benchmark.trainer_commands(args, "cuda", None)) == ["train", "stock_train"]
+
+
+def test_an_unknown_trainer_name_is_refused():
+    result = run_script("benchmark.py", "--trainers", "train,ppo_fast")
+    assert result.returncode == 2 and "unknown trainer(s) ppo_fast" in result.stderr
