@@ -73,10 +73,10 @@ def test_roa_phases_take_their_iterations_and_regulariser_window(phase, iteratio
     assert (agent_cfg.algorithm.schedule, agent_cfg.algorithm.learning_rate) == (
         (profile.schedule, profile.learning_rate) if phase == "train" else ("fixed", profile.roa_finetune_learning_rate))
     assert (agent_cfg.algorithm.symmetry_cfg is not None) == profile.symmetry_augmentation  # PPO-ROA takes it too
-    # ... until the last 50 iterations of each phase
+    # ... except at the end: the teacher's last 50 iterations, the student's last 150
     assert agent_cfg.symmetry_until == (profile.symmetry_until if phase == "train" else
                                         profile.roa_finetune_symmetry_until)
-    assert agent_cfg.max_iterations - agent_cfg.symmetry_until == 50
+    assert agent_cfg.max_iterations - agent_cfg.symmetry_until == (50 if phase == "train" else 150)
     if phase == "train":  # the teacher learns like PPO; the student finetunes without the entropy bonus
         assert (agent_cfg.entropy_schedule.start, agent_cfg.entropy_schedule.end) == profile.entropy_off
         assert (agent_cfg.action_noise_schedule.start, agent_cfg.action_noise_schedule.end) == \
