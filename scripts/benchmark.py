@@ -65,8 +65,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--iterations", type=int, default=5, help="training iterations per trainer run (>= 2)")
     parser.add_argument("--repeats", type=int, default=1, help="runs of each trainer, alternating")
     parser.add_argument("--output", default=None, help="also write the JSON here")
-    parser.add_argument("--trainers", type=trainer_names, default=TRAINERS, help="comma-separated trainers to time (default: "
-                        f"all: {','.join(TRAINERS)}); train_vs_stock_ratio needs train and stock_train")
+    parser.add_argument("--trainers", type=trainer_names, default=TRAINERS, help="comma-separated trainers to "
+                        f"time (default: all: {','.join(TRAINERS)}); train_vs_stock_ratio needs train and stock_train")
     parser.add_argument("--time_to_walk", action="store_true", help="train until a checkpoint walks (see above)")
     parser.add_argument("--max_minutes", type=float, default=180.0, help="--time_to_walk: give up after this long")
     parser.add_argument("--train_args", default="", help="--time_to_walk: more train.py arguments, one string")

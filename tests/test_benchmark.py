@@ -116,6 +116,9 @@ def test_trainers_chooses_which_trainers_are_timed(tmp_path):
     benchmark = _load_benchmark_module()
     args = benchmark.parse_args(["--trainers", "train,stock_train"])
     assert list(benchmark.trainer_commands(args, "cuda", None)) == ["train", "stock_train"]
+    # by default every trainer the benchmark knows is timed: TRAINERS names each command, none more
+    every = benchmark.trainer_commands(benchmark.parse_args([]), "cpu", tmp_path / "teacher")
+    assert tuple(every) == benchmark.TRAINERS
 
 
 def test_an_unknown_trainer_name_is_refused():
