@@ -10,6 +10,9 @@ errors, how it ended) and, last, one JSON summary line. Episodes still running w
 envs): the summary's mean_base_velocity (vx, vy, wz in the base frame, over every env and step), mean_forward_velocity
 and mean_speed say what the robot did under it, beside the tracking errors and falls.
 
+The summary's action_percentiles gives each action's 2.5th and 97.5th percentile over every step and env, in the
+policy's joint order: the range a walking policy uses, which SAC can take as its bounds (agent.actor.action_bounds).
+
 PPO-ROA checkpoints are recognised: --policy student (the default for a finetune checkpoint) runs actor_adapt on
 adapt_ema's estimate from the proprioceptive history, what ships to a robot; --policy teacher (the default for a
 train checkpoint) runs the privileged actor.

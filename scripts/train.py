@@ -111,6 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     from locolab.envs import MissingAssetError, check_assets_offline, load_task_cfgs, open_training_env
     from locolab.eval.periodic import periodic_evaluation
     from locolab.runners import CheckpointError, TrainingInterrupted, build_runner
+    from locolab.models.squashed_gaussian import ActionBoundsError
     from locolab.runners.nonfinite import NonFiniteUpdateError
     from locolab.tasks import AGENT_ENTRY_POINTS
 
@@ -158,7 +159,11 @@ def main(argv: list[str] | None = None) -> int:
 
     with (open_training_env(args.task, env_cfg, sim_processes, agent_cfg.clip_actions) as env,
           periodic_evaluation(args.task, env_cfg, agent_cfg) as evaluator):
-        runner = build_runner(env, agent_cfg, log_dir, evaluator)
+        try:
+            runner = build_runner(env, agent_cfg, log_dir, evaluator)
+        except ActionBoundsError as error:
+            print(f"error: agent.actor.{error}", file=sys.stderr)
+            return 2
         try:
             if resume is not None:
                 runner.load(str(resume))

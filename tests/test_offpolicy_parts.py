@@ -235,6 +235,53 @@ def test_squashed_actions_stay_inside_the_bound_and_their_log_density_integrates
     assert distribution.deterministic_output(mlp_output[:1]).item() == pytest.approx(2.0 * math.tanh(0.4))
 
 
+def test_per_action_bounds_squash_each_action_into_its_own_range_with_a_density_that_integrates_to_one():
+    from locolab.models.squashed_gaussian import SquashedGaussianDistribution
+
+    distribution = SquashedGaussianDistribution(2, action_bounds=[[-0.5, 1.5], [-3.0, -1.0]])
+    mlp_output = torch.tensor([[[0.3, -0.2], [math.log(0.8), math.log(0.6)]]]).expand(200_000, 2, 2)
+    distribution.update(mlp_output)
+    actions, log_prob = distribution.rsample_with_log_prob()
+    assert (actions[:, 0] > -0.5).all() and (actions[:, 0] < 1.5).all()
+    assert (actions[:, 1] > -3.0).all() and (actions[:, 1] < -1.0).all()
+    # importance check: E_p[1 / p(a)] over the support [-0.5, 1.5] x [-3, -1] is its area, 4
+    assert abs(torch.exp(-log_prob).mean().item() - 4.0) < 0.15
+    expected = [0.5 + math.tanh(0.3), -2.0 + math.tanh(-0.2)]
+    assert distribution.deterministic_output(mlp_output[:1])[0].tolist() == pytest.approx(expected)
+    exported = distribution.as_deterministic_output_module()
+    assert exported(mlp_output[:1])[0].tolist() == pytest.approx(expected)
+
+
+def test_a_checkpoint_carries_its_action_bounds_to_an_actor_built_from_the_default_config():
+    """play.py, eval.py and export.py build the actor from the task's default config, then load the checkpoint."""
+    from locolab.algorithms.sac import DISTRIBUTION
+
+    obs = TensorDict({"policy": torch.randn(4, 3)}, batch_size=[4])
+
+    def actor(**bounds):
+        return MLPModel(obs, {"actor": ["policy"]}, "actor", 2, [8], "elu", False,
+                        {"class_name": DISTRIBUTION, "init_std": 0.3, "action_bound": 3.0, **bounds})
+
+    trained = actor(action_bounds=[[-0.5, 1.5], [-3.0, -1.0]])
+    played = actor()
+    played.load_state_dict(trained.state_dict())
+    assert torch.equal(played(obs), trained(obs))
+    older = {key: value for key, value in trained.state_dict().items() if not key.startswith("distribution.action_")}
+    fresh = actor()
+    fresh.load_state_dict(older)  # a checkpoint written before the bounds were saved: the config's bound stays
+    assert fresh.distribution.action_half_range.tolist() == [3.0, 3.0]
+
+
+@pytest.mark.parametrize("bounds, problem", [([[-1.0, 1.0]], "one \\[low, high\\] pair per action \\(2\\)"),
+                                             ([[-1.0, 1.0], [1.0, -1.0]], "finite low < high"),
+                                             ([[-1.0, 1.0], [0.0, float("inf")]], "finite low < high")])
+def test_action_bounds_that_cannot_squash_are_refused_with_the_problem_named(bounds, problem):
+    from locolab.models.squashed_gaussian import ActionBoundsError, SquashedGaussianDistribution
+
+    with pytest.raises(ActionBoundsError, match=problem):
+        SquashedGaussianDistribution(2, action_bounds=bounds)
+
+
 def test_the_mean_penalty_adds_the_squared_pre_squash_mean_to_the_actor_loss_and_unsaturates_it(one_torch_thread):
     """A reward that does not care about the action: the penalty alone brings a mean from the flat end of the tanh
     back to the centre."""

@@ -43,6 +43,8 @@ def test_summary_has_finite_metrics(played, trained_run):
         assert isinstance(summary[key], float) and math.isfinite(summary[key]), key
     assert summary["mean_lin_vel_error"] >= 0 and summary["mean_ang_vel_error"] >= 0
     assert played.stdout.count("[LocoLab] episode ") == summary["episodes"]
+    low, high = summary["action_percentiles"]["2.5"], summary["action_percentiles"]["97.5"]
+    assert len(low) == len(high) == 12 and all(a <= b for a, b in zip(low, high))  # one range per joint
 
 
 def test_video_has_the_requested_frames_and_shows_motion(played, trained_run):

@@ -75,6 +75,7 @@ def test_a_ppo_checkpoint_given_to_sac_is_a_one_line_error(trained_run, tmp_path
 @pytest.mark.parametrize("arguments, message", [
     (("agent.algorithm.batch_size=9000",), "is larger than the replay buffer"),
     (("agent.algorithm.learning_starts=5000",), "updates would never start"),
+    (("agent.actor.action_bounds=[[-1.0,1.0],[0.5,-0.5]]",), "every pair needs finite low < high"),
 ])
 def test_sac_settings_that_cannot_train_are_one_line_errors(arguments, message, tmp_path):
     result = run_script("train.py", *SMALL_SAC, *arguments, "--log_root", str(tmp_path))

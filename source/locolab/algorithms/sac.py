@@ -67,7 +67,8 @@ class SAC:
                          actor_cfg["activation"], actor_cfg["obs_normalization"],
                          {"class_name": DISTRIBUTION, "init_std": actor_cfg["init_std"],
                           "action_bound": actor_cfg["action_bound"],
-                          "init_mean_std": actor_cfg.get("init_mean_std")})
+                          "init_mean_std": actor_cfg.get("init_mean_std"),
+                          "action_bounds": actor_cfg.get("action_bounds")})
         critic = TwinQFunction(obs, cfg["obs_groups"]["critic"], num_actions, critic_cfg["hidden_dims"],
                                critic_cfg["activation"], critic_cfg["obs_normalization"])
         settings = {name: alg_cfg[name] for name in ("gamma", "tau", "actor_learning_rate", "critic_learning_rate",

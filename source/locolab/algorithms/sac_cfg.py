@@ -36,6 +36,11 @@ class SacActorCfg:
     """Actions are ``action_bound * tanh(u)``. The Go2 task scales actions by 0.25 rad around the default pose, so
     3.0 allows 0.75 rad, about the range PPO's actions cover; a much wider bound spends exploration on joint
     positions a gait never uses."""
+    action_bounds: list[list[float]] | None = None
+    """``[low, high]`` of each action in the policy's joint order (``policy.json``), replacing ``action_bound``: the
+    range a walking policy's actions cover, e.g. the 2.5th and 97.5th percentiles that ``play.py`` reports as
+    ``action_percentiles`` for a PPO checkpoint (the bounds A. Raffin's SAC-on-Isaac-Lab study took from PPO). The
+    untrained actor's mean action is then each range's centre."""
 
 
 @configclass
@@ -128,6 +133,13 @@ def check_sac_cfg(cfg: SacRunnerCfg) -> None:
                          f"(agent.algorithm.buffer_size={alg.buffer_size}): updates would never start.")
     if not 0.0 < alg.tau <= 1.0 or not 0.0 < alg.gamma <= 1.0:
         raise ValueError(f"agent.algorithm.tau and gamma must lie in (0, 1], got tau={alg.tau}, gamma={alg.gamma}.")
+    if cfg.actor.action_bounds is not None:
+        from locolab.models.squashed_gaussian import bounds_tensors
+
+        try:
+            bounds_tensors(len(cfg.actor.action_bounds), cfg.actor.action_bound, cfg.actor.action_bounds)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"agent.actor.{error}") from None  # the count is checked when the actor is built
     if cfg.collector not in ("sync", "async"):
         raise ValueError(f"--collector must be sync or async, got '{cfg.collector}'.")
     if cfg.collector == "async" and cfg.device != "cpu":

@@ -20,6 +20,8 @@ from .rollout import StepRecord, rollout
 class Evaluation:
     accumulator: EpisodeAccumulator
     record: StepRecord | None
+    actions: torch.Tensor | None = None
+    """Every action the policy took, ``[steps, envs, actions]`` (with ``record_steps``)."""
 
     def summary(self, env_ids=None) -> dict[str, float]:
         return self.accumulator.summary(env_ids)
@@ -65,20 +67,30 @@ def evaluate_policy(vec_env, policy: Callable, num_steps: int, alg=None, seed: i
     capacity = num_envs * (num_steps + 1) if log_episodes else 0
     accumulator = EpisodeAccumulator(kinds, num_envs, device, episodes_per_env, log_capacity=capacity)
     record = StepRecord(list(kinds), num_steps, num_envs, device) if record_steps else None
+    actions = torch.zeros(num_steps, num_envs, vec_env.num_actions, device=device) if record_steps else None
+    taken = 0
 
     def act(observations):
+        nonlocal taken
         if before_step is not None:
             before_step()
-        return policy(observations)
+        action = policy(observations)
+        if actions is not None:
+            actions[taken] = action
+            taken += 1
+        return action
 
     with torch.inference_mode(), recurrent_memory(policy, fresh=seed is not None) as on_step:
         rollout(vec_env, act, num_steps, obs, accumulator, on_step=on_step, record=record,
                 policy_metrics=policy_metrics, device=device)
         accumulator.close_running()
-    return Evaluation(accumulator, record)
+    return Evaluation(accumulator, record, actions)
 
 
 COMMAND_COLUMNS = ("command_x", "command_y", "command_yaw_rate")
+ACTION_PERCENTILES = (2.5, 97.5)
+"""The percentiles of each action that ``play.py`` reports: the range 95 % of a policy's actions lie in, which SAC
+can take as its action bounds (``agent.actor.action_bounds``)."""
 BASE_VELOCITY_COLUMNS = ("base_vel_x", "base_vel_y", "base_yaw_rate")
 
 
@@ -102,6 +114,15 @@ def play_summary(evaluation: Evaluation, steps: int) -> dict:
         "mean_base_velocity": base_velocity,
         "mean_forward_velocity": base_velocity[0],
         "mean_speed": round(metrics["speed"], 4),
+        "action_percentiles": action_percentiles(evaluation.actions),
         "steps": steps,
         "metrics": metrics,
     }
+
+
+def action_percentiles(actions: torch.Tensor) -> dict[str, list[float]]:
+    """``{"2.5": [per action], "97.5": [...]}`` over every step and environment of ``actions [steps, envs, A]``."""
+    flat = actions.reshape(-1, actions.shape[-1]).float()
+    levels = torch.tensor(ACTION_PERCENTILES, device=flat.device) / 100.0
+    values = torch.quantile(flat, levels, dim=0)
+    return {f"{level:g}": [round(v, 4) for v in row.tolist()] for level, row in zip(ACTION_PERCENTILES, values)}
