@@ -16,13 +16,19 @@ SMALL_SAC = ("--agent", "sac", "--device", "cpu", "--num_envs", "8", "--max_iter
 so episodes end within the run."""
 
 
+SYNC_BOUNDS = (0.4, 0.6)
+BOUNDS_OVERRIDE = f"agent.actor.action_bounds=[{','.join([f'[{SYNC_BOUNDS[0]},{SYNC_BOUNDS[1]}]'] * 12)}]"
+"""The sync run's actions lie in [0.4, 0.6], a range its untrained actor's default-pose action (0) is outside."""
+
+
 @pytest.fixture(scope="module")
 def sac_runs(tmp_path_factory) -> dict:
     runs = {}
     for collector in ("sync", "async"):
         logs = tmp_path_factory.mktemp(f"sac_{collector}")
-        mirrored = ("agent.algorithm.symmetry_augmentation=true",) if collector == "async" else ()  # both paths
-        result = run_script("train.py", *SMALL_SAC, *mirrored, "--collector", collector, "--log_root", str(logs))
+        # both paths: the async run mirrors its transitions, the sync run has its own bounds for every action
+        extra = ("agent.algorithm.symmetry_augmentation=true",) if collector == "async" else (BOUNDS_OVERRIDE,)
+        result = run_script("train.py", *SMALL_SAC, *extra, "--collector", collector, "--log_root", str(logs))
         assert result.returncode == 0, result.stderr[-3000:]
         (runs[collector],) = run_dirs(logs)
     return runs
@@ -56,6 +62,8 @@ def test_a_sac_checkpoint_plays_and_exports_with_parity(sac_runs, tmp_path):
     assert played.returncode == 0, played.stderr[-3000:]
     summary = last_json(played.stdout)
     assert summary["agent"] == "sac" and summary["commanded_min"] == [0.5, 0.0, 0.0]
+    low, high = summary["action_percentiles"]["2.5"], summary["action_percentiles"]["97.5"]
+    assert SYNC_BOUNDS[0] <= min(low) and max(high) <= SYNC_BOUNDS[1]  # the checkpoint's bounds, not the config's
     exported = run_script("export.py", "--checkpoint", str(checkpoint), "--out", str(tmp_path))
     assert exported.returncode == 0, exported.stderr[-3000:]
     result = last_json(exported.stdout)
