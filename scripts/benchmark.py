@@ -24,6 +24,9 @@ simulation is timed under both physics settings (``sim_random_actions_steps_per_
 ``sim_stock_physics_steps_per_s`` with the task's), and ``*_cores_used`` is each trainer's CPU time over its wall
 time (1.0 = one core busy).
 
+    # one physics setting against the profile's: run twice, with and without the override
+    python scripts/benchmark.py --num_envs 256 --trainers none --sim_override env.sim.physics.solver_cfg.solver=cg
+
     python scripts/benchmark.py --time_to_walk --max_minutes 180            # minutes and samples to walking, PPO
     python scripts/benchmark.py --time_to_walk --train_args "--agent roa"   # the PPO-ROA teacher
 
@@ -66,7 +69,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--repeats", type=int, default=1, help="runs of each trainer, alternating")
     parser.add_argument("--output", default=None, help="also write the JSON here")
     parser.add_argument("--trainers", type=trainer_names, default=TRAINERS, help="comma-separated trainers to "
-                        f"time (default: all: {','.join(TRAINERS)}); train_vs_stock_ratio needs train and stock_train")
+                        f"time (default: all: {','.join(TRAINERS)}; none: the simulation only); "
+                        "train_vs_stock_ratio needs train and stock_train")
+    parser.add_argument("--sim_override", action="append", default=[], metavar="KEY=VALUE", help="an override of the "
+                        "profile-physics random-action simulation (repeatable), e.g. "
+                        "env.sim.physics.solver_cfg.integrator=euler; the JSON lists them as sim_overrides")
     parser.add_argument("--time_to_walk", action="store_true", help="train until a checkpoint walks (see above)")
     parser.add_argument("--max_minutes", type=float, default=180.0, help="--time_to_walk: give up after this long")
     parser.add_argument("--train_args", default="", help="--time_to_walk: more train.py arguments, one string")
@@ -76,7 +83,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def trainer_names(text: str) -> tuple[str, ...]:
-    """``--trainers``' comma-separated names, each one of ``TRAINERS``."""
+    """``--trainers``' comma-separated names, each one of ``TRAINERS``; ``none``: time the simulation only."""
+    if text == "none":
+        return ()
     names = tuple(name for name in text.split(",") if name)
     unknown = [name for name in names if name not in TRAINERS]
     if unknown or not names:
@@ -85,21 +94,32 @@ def trainer_names(text: str) -> tuple[str, ...]:
     return names
 
 
-def sim_steps_per_s(task: str, num_envs: int, device: str, steps: int, warmup: int = 10,
-                    cpu_profile: bool = True, blocks: int = 4) -> tuple[float, float]:
-    """Env-steps/s of the environment stepped with uniform random actions in [-1, 1] (on a CPU with the CPU
-    profile's physics unless ``cpu_profile`` is False), bare and behind the non-finite guard
-    (locolab.envs.nonfinite_guard), in alternating blocks of ``steps / blocks`` steps each."""
-    import torch
-    from isaaclab_rl.rsl_rl import RslRlVecEnvWrapper
-
+def sim_cfgs(task: str, num_envs: int, device: str, cpu_profile: bool = True, overrides: list[str] = ()):
+    """The configs the random-action simulation runs: the task's, with the CPU profile on a CPU unless
+    ``cpu_profile`` is False, then ``overrides`` (an OverrideError names a bad one)."""
+    from locolab.config_overrides import apply_overrides
     from locolab.cpu_profile import CpuProfileCfg, apply_cpu_profile
-    from locolab.envs import load_task_cfgs, open_env
-    from locolab.envs.nonfinite_guard import NonFiniteGuard
+    from locolab.envs import load_task_cfgs
 
     env_cfg, agent_cfg = load_task_cfgs(task, num_envs=num_envs, device=device, seed=0)
     if cpu_profile and device == "cpu":
         apply_cpu_profile(env_cfg, agent_cfg, CpuProfileCfg(), num_envs_given=True)
+    apply_overrides(env_cfg, agent_cfg, overrides)
+    return env_cfg, agent_cfg
+
+
+def sim_steps_per_s(task: str, num_envs: int, device: str, steps: int, warmup: int = 10,
+                    cpu_profile: bool = True, blocks: int = 4, overrides: list[str] = ()) -> tuple[float, float]:
+    """Env-steps/s of the environment stepped with uniform random actions in [-1, 1] (``sim_cfgs``' configs), bare
+    and behind the non-finite guard (locolab.envs.nonfinite_guard), in alternating blocks of ``steps / blocks`` steps
+    each."""
+    import torch
+    from isaaclab_rl.rsl_rl import RslRlVecEnvWrapper
+
+    from locolab.envs import open_env
+    from locolab.envs.nonfinite_guard import NonFiniteGuard
+
+    env_cfg, _ = sim_cfgs(task, num_envs, device, cpu_profile, overrides)
     with open_env(task, env_cfg) as env, torch.inference_mode():
         bare = RslRlVecEnvWrapper(env)
         guarded = NonFiniteGuard(bare)
@@ -122,6 +142,8 @@ def sim_in_subprocess(args: argparse.Namespace, device: str, physics: str) -> di
     ``{"steps_per_s": bare, "guarded_steps_per_s": behind the non-finite guard}``."""
     command = [sys.executable, str(Path(__file__).resolve()), "--task", args.task, "--num_envs", str(args.num_envs),
                "--device", device, "--sim_steps", str(args.sim_steps), "--sim_only", physics]
+    if physics == "profile":
+        command += [f"--sim_override={override}" for override in args.sim_override]
     result = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=TRAINER_TIMEOUT_S)
     if result.returncode != 0:
         raise RuntimeError(f"random-action simulation ({physics} physics) failed:\n{_tail(result.stderr)}")
@@ -278,8 +300,16 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.sim_only:
         bare, guarded = sim_steps_per_s(args.task, args.num_envs, device, args.sim_steps,
-                                        cpu_profile=args.sim_only == "profile")
+                                        cpu_profile=args.sim_only == "profile", overrides=args.sim_override)
         return _emit({"steps_per_s": bare, "guarded_steps_per_s": guarded}, None)
+    if args.sim_override:
+        from locolab.config_overrides import OverrideError
+
+        try:
+            sim_cfgs(args.task, args.num_envs, device, overrides=args.sim_override)  # fail before anything runs
+        except OverrideError as error:
+            print(f"error: --sim_override: {error}", file=sys.stderr)
+            return 2
     if args.time_to_walk:
         from locolab.eval.time_to_walk import time_to_walk
 
@@ -290,7 +320,7 @@ def main(argv: list[str] | None = None) -> int:
         return _emit(report, args.output)
     result = {"task": args.task, "num_envs": args.num_envs, "device": device, "iterations": args.iterations,
               "repeats": args.repeats, "torch": version("torch"), "isaaclab": version("isaaclab"),
-              "rsl_rl": version("rsl-rl-lib")}
+              "rsl_rl": version("rsl-rl-lib"), "sim_overrides": args.sim_override}
     try:
         # one environment per process: each owns the process's simulation context
         profile = sim_in_subprocess(args, device, "profile")
@@ -300,7 +330,8 @@ def main(argv: list[str] | None = None) -> int:
         # the profile's physics applies on a CPU only: elsewhere both are the task's
         result["sim_stock_physics_steps_per_s"] = (sim_in_subprocess(args, device, "stock")["steps_per_s"]
                                                    if device == "cpu" else profile["steps_per_s"])
-        result.update(trainer_steps_per_s(args, device))
+        if args.trainers:
+            result.update(trainer_steps_per_s(args, device))
     except (RuntimeError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1

@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from conftest import REPO, last_json, run_script
+from locolab.cpu_profile import CpuProfileCfg
 
 pytestmark = pytest.mark.slow
 
@@ -124,3 +125,15 @@ def test_trainers_chooses_which_trainers_are_timed(tmp_path):
 def test_an_unknown_trainer_name_is_refused():
     result = run_script("benchmark.py", "--trainers", "train,ppo_fast")
     assert result.returncode == 2 and "unknown trainer(s) ppo_fast" in result.stderr
+
+
+def test_the_random_action_simulation_takes_physics_overrides_on_top_of_the_profile():
+    """``--trainers none --sim_override KEY=VALUE``: one physics setting timed against the profile's."""
+    benchmark = _load_benchmark_module()
+    assert benchmark.parse_args(["--trainers", "none"]).trainers == ()
+    env_cfg, _ = benchmark.sim_cfgs("LocoLab-Velocity-Flat-Go2", 8, "cpu",
+                                    overrides=["env.sim.physics.solver_cfg.integrator=euler"])
+    assert env_cfg.sim.physics.solver_cfg.integrator == "euler"
+    assert env_cfg.sim.physics.num_substeps == CpuProfileCfg().num_substeps  # the profile is still applied
+    result = run_script("benchmark.py", "--trainers", "none", "--sim_override", "env.sim.physics.solver_cfg.solvr=cg")
+    assert result.returncode == 2 and "unknown key 'env.sim.physics.solver_cfg.solvr'" in result.stderr
