@@ -106,6 +106,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from locolab.assets import ensure_robot_files
     from locolab.eval.evaluate import evaluate_policy, play_summary
+    from locolab.eval.metrics import DYNAMICS_METRICS
 
     with open_env(task, env_cfg) as env:
         try:
@@ -135,9 +136,10 @@ def main(argv: list[str] | None = None) -> int:
     for number, episode in enumerate(evaluation.episodes(), start=1):
         end = "cut" if episode["cut"] else "fall" if episode["fall"] else "time_out" if episode["time_out"] \
             else "terminated"
+        robot = "".join(f", {name} {episode[name]:.3f}" for name in DYNAMICS_METRICS if name in episode)
         print(f"[LocoLab] episode {number} (env {int(episode['env'])}): {int(episode['length'])} steps, return "
               f"{episode['return']:.3f}, lin_vel_error {episode['lin_vel_error']:.3f} m/s, ang_vel_error "
-              f"{episode['ang_vel_error']:.3f} rad/s, end: {end}")
+              f"{episode['ang_vel_error']:.3f} rad/s, end: {end}{robot}")
     summary.update({
         "command": list(command) if command is not None else None,
         "num_envs": num_envs,

@@ -109,6 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     from locolab.config_overrides import apply_overrides
     from locolab.cpu_profile import CpuProfileCfg, apply_cpu_profile, effective_settings
     from locolab.envs import MissingAssetError, check_assets_offline, load_task_cfgs, open_training_env
+    from locolab.envs.mdp import check_dynamics_cfg
     from locolab.eval.periodic import periodic_evaluation
     from locolab.runners import CheckpointError, TrainingInterrupted, build_runner
     from locolab.models.squashed_gaussian import ActionBoundsError
@@ -131,6 +132,7 @@ def main(argv: list[str] | None = None) -> int:
         overridden = apply_overrides(env_cfg, agent_cfg, args.overrides)
         if args.agent == "sac":
             check_sac_cfg(agent_cfg)
+        check_dynamics_cfg(env_cfg)
         sim_processes = args.sim_processes or (profile.sim_processes if profile is not None else 1)
         if sim_processes > 1 and env_cfg.sim.device != "cpu":
             raise ValueError("--sim_processes applies to CPU simulation; on a GPU one process steps every robot.")

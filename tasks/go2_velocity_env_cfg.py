@@ -28,7 +28,7 @@ from isaaclab_tasks.core.velocity.velocity_env_cfg import EventsCfg
 
 from locolab.assets import GO2_SPEC, ensure_robot_files
 from locolab.envs import mdp as locolab_mdp
-from locolab.eval.metrics import VelocityMetricsCfg
+from locolab.eval.metrics import DynamicsMetricsCfg
 
 GO2_STIFFNESS = 50.0
 """PD stiffness [N m/rad]. The stock 25 lets a 15 kg Go2 sag to 0.27 m (18 % under nominal, measured); 50 holds
@@ -212,7 +212,7 @@ class LocoLabGo2Cfg:
     rewards: LocoLabRewardsCfg = LocoLabRewardsCfg()
     history_length: int = HISTORY_LENGTH
     """Length of the ``history`` observation (built from ``policy`` by locolab.envs.ProprioHistoryWrapper)."""
-    metrics: VelocityMetricsCfg = VelocityMetricsCfg()
+    metrics: DynamicsMetricsCfg = DynamicsMetricsCfg()
     """Episode metrics of training, evaluation, play.py and eval.py (locolab.eval.metrics)."""
 
     def __post_init__(self):

@@ -111,7 +111,24 @@ def main() -> None:
             column["kd_scale"]]
         _, worst_height = run(worst, steps=100)
 
+        # the episode metrics name the robot the simulator holds (play.py's fallen robots)
+        from locolab.eval import metrics
+
+        held = dynamics.read_back()
+        held["friction"] = held["friction"].mean(dim=1)  # one value per robot shape, all the same
+        held["base_com_x"] = robot.data.body_com_pos_b.torch[:, 0, 0] - dynamics._default_com[:, 0, 0]
+        metrics_error = {name: (getattr(metrics, name)(unwrapped) - held[name]).abs().max().item()
+                         for name in metrics.DYNAMICS_METRICS}
+        # draws concentrated near the ranges' ends (the finetuning student's), over every parameter of every robot
+        concentration_from_cfg = dynamics.concentration
+        dynamics.concentration = 0.05
+        unwrapped.event_manager.apply(mode="reset", env_ids=torch.arange(NUM_ENVS), global_env_step_count=0)
+        unit = (dynamics.values - dynamics.low) / (dynamics.high - dynamics.low)
         print(json.dumps({
+            "metrics_error": metrics_error,
+            "concentration_from_cfg": concentration_from_cfg,
+            "concentrated_share_within_2_percent_of_an_end": ((unit < 0.02) | (unit > 0.98)).float().mean().item(),
+            "concentrated_range": [unit.min().item(), unit.max().item()],
             "names": names,
             "low": dynamics.low.tolist(),
             "high": dynamics.high.tolist(),

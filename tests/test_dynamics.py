@@ -56,3 +56,15 @@ def test_friction_payload_and_motor_strength_change_the_physics(probe):
     assert min(probe["slide_low_friction"]) > max(probe["slide_high_friction"]) + 0.1
     # a heavy robot with weak motors stands lower than a light one with strong motors
     assert max(probe["height_heavy_weak"]) < min(probe["height_light_strong"]) - 0.01
+
+
+def test_episode_metrics_name_the_robot_the_simulator_holds(probe):
+    for name, error in probe["metrics_error"].items():
+        assert error < 1e-5, name  # friction, payload, CoM shift and mean motor strength, as the solver has them
+
+
+def test_draws_can_be_concentrated_near_the_ends_of_the_same_ranges(probe):
+    assert probe["concentration_from_cfg"] == 1.0  # the task's default: uniform
+    low, high = probe["concentrated_range"]
+    assert 0.0 <= low and high <= 1.0
+    assert probe["concentrated_share_within_2_percent_of_an_end"] > 0.5  # uniform draws: 4 %

@@ -6,6 +6,7 @@ import pytest
 import torch
 from tensordict import TensorDict
 
+from locolab.eval.evaluate import fallen_robots
 from locolab.eval.metrics import STATE, STEP, EpisodeAccumulator
 from locolab.eval.rollout import StepRecord, rollout
 
@@ -79,3 +80,11 @@ def test_the_step_record_holds_every_env_at_every_step():
     assert record.values.shape == (5, 2, 4)
     assert record.values[:, 1, 1].tolist() == [0, 0, 0, 0, 1]
     assert record.values[2, 0].tolist() == [1.0, 1.0, 30.0, 0.0]
+
+
+def test_fallen_robots_are_the_falls_with_the_dynamics_their_robots_had():
+    robot = {"friction": 0.71234, "added_base_mass": 2.35, "base_com_x": 0.099, "motor_strength": 0.9}
+    episodes = [{"env": 3.0, "length": 55.0, "fall": 1.0, "lin_vel_error": 0.4, **robot},
+                {"env": 4.0, "length": 1000.0, "fall": 0.0, "lin_vel_error": 0.1, **robot}]
+    assert fallen_robots(episodes) == [{"env": 3, "steps": 55, **robot, "friction": 0.7123}]
+    assert fallen_robots([{"env": 0.0, "length": 9.0, "fall": 1.0}]) == [{"env": 0, "steps": 9}]  # no dynamics kept

@@ -10,6 +10,8 @@ import pytest
 
 from conftest import last_json, run_script
 
+from locolab.eval.metrics import DYNAMICS_METRICS
+
 pytestmark = pytest.mark.slow
 
 VIDEO_LENGTH = 30
@@ -43,6 +45,9 @@ def test_summary_has_finite_metrics(played, trained_run):
         assert isinstance(summary[key], float) and math.isfinite(summary[key]), key
     assert summary["mean_lin_vel_error"] >= 0 and summary["mean_ang_vel_error"] >= 0
     assert played.stdout.count("[LocoLab] episode ") == summary["episodes"]
+    assert len(summary["fallen_robots"]) == summary["falls"]  # each fall with the robot that fell
+    for robot in summary["fallen_robots"]:
+        assert 0 <= robot["env"] < NUM_ENVS and set(DYNAMICS_METRICS) <= set(robot)
     low, high = summary["action_percentiles"]["2.5"], summary["action_percentiles"]["97.5"]
     assert len(low) == len(high) == 12 and all(a <= b for a, b in zip(low, high))  # one range per joint
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .metrics import STATE, EpisodeAccumulator
+from .metrics import DYNAMICS_METRICS, STATE, EpisodeAccumulator
 from .rollout import StepRecord, rollout
 
 
@@ -109,6 +109,7 @@ def play_summary(evaluation: Evaluation, steps: int) -> dict:
         "mean_lin_vel_error": metrics["lin_vel_error"],
         "mean_ang_vel_error": metrics["ang_vel_error"],
         "falls": sum(episode["fall"] > 0.5 for episode in episodes),
+        "fallen_robots": fallen_robots(episodes),
         "commanded_min": [round(v, 6) for v in commanded.amin(dim=(0, 1)).tolist()],
         "commanded_max": [round(v, 6) for v in commanded.amax(dim=(0, 1)).tolist()],
         "mean_base_velocity": base_velocity,
@@ -118,6 +119,15 @@ def play_summary(evaluation: Evaluation, steps: int) -> dict:
         "steps": steps,
         "metrics": metrics,
     }
+
+
+def fallen_robots(episodes: list[dict[str, float]]) -> list[dict]:
+    """Each episode that ended in a fall: its environment, its steps and, where the task records them
+    (:class:`~locolab.eval.metrics.DynamicsMetricsCfg`), the dynamics its robot had: which robots a policy cannot
+    carry."""
+    return [{"env": int(episode["env"]), "steps": int(episode["length"]),
+             **{name: round(episode[name], 4) for name in DYNAMICS_METRICS if name in episode}}
+            for episode in episodes if episode["fall"] > 0.5]
 
 
 def action_percentiles(actions: torch.Tensor) -> dict[str, list[float]]:

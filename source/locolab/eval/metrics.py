@@ -129,6 +129,35 @@ def touchdown_rate(env) -> torch.Tensor:
     return landed.float().mean(dim=1) / env.step_dt
 
 
+DYNAMICS_EVENT = "dynamics"
+
+
+def _applied_dynamics(env, name: str) -> torch.Tensor:
+    """The value of :class:`~locolab.envs.mdp.randomize_dynamics` parameter ``name`` each environment's robot has
+    (a per-joint parameter averaged over the joints)."""
+    term = env.event_manager.get_term_cfg(DYNAMICS_EVENT).func
+    columns = [i for i, column in enumerate(term.names) if column == name or column.startswith(f"{name}/")]
+    return term.values[:, columns].mean(dim=1)
+
+
+def friction(env) -> torch.Tensor:
+    return _applied_dynamics(env, "friction")
+
+
+def added_base_mass(env) -> torch.Tensor:
+    """Payload [kg]."""
+    return _applied_dynamics(env, "added_base_mass")
+
+
+def base_com_x(env) -> torch.Tensor:
+    """Forward shift of the base's centre of mass [m]."""
+    return _applied_dynamics(env, "base_com_x")
+
+
+def motor_strength(env) -> torch.Tensor:
+    return _applied_dynamics(env, "motor_strength")
+
+
 def time_out(env) -> torch.Tensor:
     """1 where the episode ended this step by reaching its time limit."""
     return env.termination_manager.time_outs.float()
@@ -163,6 +192,24 @@ class VelocityMetricsCfg:
     lateral_contact_agreement = MetricTermCfg(func=lateral_contact_agreement)
     fall = MetricTermCfg(func=fall, kind=STEP)
     time_out = MetricTermCfg(func=time_out, kind=STEP)
+
+
+@configclass
+class DynamicsMetricsCfg(VelocityMetricsCfg):
+    """The velocity metrics plus the robot each episode had, for tasks with LocoLab's recorded dynamics (a
+    ``dynamics`` reset event, :class:`~locolab.envs.mdp.randomize_dynamics`): ``play.py`` names what a robot that
+    fell carried, and training logs the dynamics its episodes met (``rollout/added_base_mass``, ...). State metrics,
+    so an episode's value is exactly its robot's: the step that ends it, after which the next robot is drawn, is left
+    out."""
+
+    friction = MetricTermCfg(func=friction)
+    added_base_mass = MetricTermCfg(func=added_base_mass)
+    base_com_x = MetricTermCfg(func=base_com_x)
+    motor_strength = MetricTermCfg(func=motor_strength)
+
+
+DYNAMICS_METRICS = ("friction", "added_base_mass", "base_com_x", "motor_strength")
+"""The metrics of :class:`DynamicsMetricsCfg` beyond the velocity ones."""
 
 
 def metric_terms(env) -> dict[str, MetricTermCfg]:
