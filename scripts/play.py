@@ -10,6 +10,10 @@ errors, how it ended) and, last, one JSON summary line. Episodes still running w
 envs): the summary's mean_base_velocity (vx, vy, wz in the base frame, over every env and step), mean_forward_velocity
 and mean_speed say what the robot did under it, beside the tracking errors and falls.
 
+--dynamics NAME=VALUE ... holds randomised parameters in every environment, now and over resets (a payload of 2.5 kg
+carried 0.1 m ahead of the base's centre of mass: added_base_mass=2.5 base_com_x=0.1). The summary's fallen_robots
+names each fall's environment and the friction, payload, centre-of-mass shift and motor strength its robot had.
+
 The summary's action_percentiles gives each action's 2.5th and 97.5th percentile over every step and env, in the
 policy's joint order: the range a walking policy uses, which SAC can take as its bounds (agent.actor.action_bounds).
 
@@ -49,6 +53,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--video_length", type=int, default=200, help="frames to record, one per step (default 200); "
                         "the run is extended to at least this many steps")
     parser.add_argument("--video_path", default=None, help="default: <checkpoint dir>/videos/play_<iteration>.mp4")
+    parser.add_argument("--dynamics", nargs="+", default=[], metavar="NAME=VALUE",
+                        help="hold randomised parameters in every env, e.g. added_base_mass=2.5 base_com_x=0.1 "
+                             "(friction, added_base_mass [kg], base_com_x/y/z [m], motor_strength, kp_scale, kd_scale)")
     parser.add_argument("--command", nargs="+", default=None, metavar="V", help="VX VY WZ: a fixed velocity command "
                         "(m/s, m/s, rad/s) in every environment, never resampled (default: the task's sampling)")
     return parser.parse_args(argv)
@@ -72,6 +79,7 @@ def main(argv: list[str] | None = None) -> int:
         parse_velocity_command,
         play_variant,
     )
+    from locolab.envs.mdp import hold_dynamics, parse_held_dynamics
     from locolab.runners import (
         CheckpointError,
         checkpoint_policy,
@@ -90,6 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         saved = read_checkpoint(checkpoint)  # fail before the environment is built
         agent, phase, policy_name = checkpoint_policy(saved, args.policy)
         command = parse_velocity_command(args.command) if args.command is not None else None
+        held = parse_held_dynamics(args.dynamics)
         env_cfg, agent_cfg = load_task_cfgs(task, AGENT_ENTRY_POINTS[(agent, phase)], num_envs=args.num_envs,
                                             device=args.device, seed=args.seed)
         if command is not None:
@@ -116,6 +125,8 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         unwrapped = env.unwrapped
         num_envs = unwrapped.num_envs
+        if held:
+            hold_dynamics(unwrapped, held)
         print(f"[LocoLab] Playing {checkpoint} (iteration {iteration}, {agent} {policy_name}) on {task}, "
               f"{agent_cfg.device}, {num_envs} envs, {total_steps} steps")
         capture = None
@@ -142,6 +153,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{episode['ang_vel_error']:.3f} rad/s, end: {end}{robot}")
     summary.update({
         "command": list(command) if command is not None else None,
+        "dynamics": held,
         "num_envs": num_envs,
         "task": task,
         "agent": agent,

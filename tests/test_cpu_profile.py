@@ -77,6 +77,10 @@ def test_roa_phases_take_their_iterations_and_regulariser_window(phase, iteratio
     assert agent_cfg.symmetry_until == (profile.symmetry_until if phase == "train" else
                                         profile.roa_finetune_symmetry_until)
     assert agent_cfg.max_iterations - agent_cfg.symmetry_until == (50 if phase == "train" else 150)
+    # the student meets the ranges' ends more often than the teacher (the same ranges, arcsine draws)
+    concentration = env_cfg.events.dynamics.params["ranges"].sample_concentration
+    assert concentration == (1.0 if phase == "train" else profile.roa_finetune_dynamics_concentration) < 1.5
+    assert effective_settings(env_cfg, agent_cfg)["dynamics_sample_concentration"] == concentration
     if phase == "train":  # the teacher learns like PPO; the student finetunes without the entropy bonus
         assert (agent_cfg.entropy_schedule.start, agent_cfg.entropy_schedule.end) == profile.entropy_off
         assert (agent_cfg.action_noise_schedule.start, agent_cfg.action_noise_schedule.end) == \
@@ -147,6 +151,7 @@ def test_no_cpu_profile_keeps_the_tasks_settings(tmp_path):
 @pytest.mark.parametrize(("override", "message"), [
     ("env.scene.num_env=8", "unknown key 'env.scene.num_env'"),
     ("agent.algorithm.learning_rate=fast", "'agent.algorithm.learning_rate' takes a float"),
+    ("env.events.dynamics.params.ranges.sample_concentration=0", "sample_concentration must be a positive number"),
 ])
 def test_bad_overrides_fail_before_any_environment_is_built(tmp_path, override, message):
     result = run_script("train.py", "--device", "cpu", "--max_iterations", "1", "--log_root", str(tmp_path),

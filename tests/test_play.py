@@ -125,3 +125,26 @@ def test_bad_fixed_commands_are_one_line_errors(trained_run, command, message):
     assert result.returncode == 2
     assert message in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_held_dynamics_are_every_robots_for_the_whole_run(trained_run):
+    result = run_script("play.py", "--run", str(trained_run), "--device", "cpu", "--num_envs", "4", "--steps", "30",
+                        "--dynamics", "added_base_mass=2.5", "base_com_x=0.1", "motor_strength=0.7")
+    assert result.returncode == 0, result.stderr[-3000:]
+    summary = last_json(result.stdout)
+    assert summary["dynamics"] == {"added_base_mass": 2.5, "base_com_x": 0.1, "motor_strength": 0.7}
+    # read back from the simulator's robots by the episode metrics, over every episode (resets keep them)
+    metrics = summary["metrics"]
+    assert (metrics["added_base_mass"], metrics["base_com_x"]) == pytest.approx((2.5, 0.1), abs=1e-5)
+    assert metrics["motor_strength"] == pytest.approx(0.7, abs=1e-5)  # 0.7: below the training range
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ("mass=2", "unknown parameter 'mass'; choose from friction, added_base_mass"),
+    ("added_base_mass=nan", "the value must be a finite number"),
+])
+def test_bad_held_dynamics_are_one_line_errors(trained_run, spec, message):
+    result = run_script("play.py", "--run", str(trained_run), "--device", "cpu", "--dynamics", spec, timeout=120)
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1

@@ -4,5 +4,12 @@ per-environment pushes for evaluation sweeps, turning-in-place commands."""
 from .commands import TurnInPlaceVelocityCommandCfg, with_turn_in_place
 from .curriculums import robustness_curriculum, robustness_curriculum_cfg
 from .events import push_at_speed
-from .dynamics import DynamicsRandomizationCfg, check_dynamics_cfg, parameter_names, randomize_dynamics
+from .dynamics import (
+    DynamicsRandomizationCfg,
+    check_dynamics_cfg,
+    hold_dynamics,
+    parameter_names,
+    parse_held_dynamics,
+    randomize_dynamics,
+)
 from .observations import dynamics_params, feet_contact

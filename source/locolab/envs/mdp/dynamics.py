@@ -90,6 +90,38 @@ def unit_draws(num: int, dims: int, concentration: float, device: str | torch.de
     return torch.distributions.Beta(shape, shape).sample((num, dims))
 
 
+HOLDABLE = ("friction", "added_base_mass", "base_com_x", "base_com_y", "base_com_z", "motor_strength", "kp_scale",
+            "kd_scale")
+"""Parameters :func:`hold_dynamics` can hold (``motor_strength``: every motor)."""
+
+
+def parse_held_dynamics(specs: list[str]) -> dict[str, float]:
+    """``NAME=VALUE`` specs (``play.py --dynamics``) as ``{name: value}``; a ValueError names a bad one."""
+    held = {}
+    for spec in specs:
+        name, _, text = spec.partition("=")
+        if name not in HOLDABLE:
+            raise ValueError(f"--dynamics {spec}: unknown parameter '{name}'; choose from {', '.join(HOLDABLE)} "
+                             "(as NAME=VALUE).")
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value):
+            raise ValueError(f"--dynamics {spec}: the value must be a finite number, as {name}=VALUE.")
+        held[name] = value
+    return held
+
+
+def hold_dynamics(env: ManagerBasedEnv, held: dict[str, float], event_name: str = "dynamics") -> None:
+    """Hold each parameter of ``held`` at its value in every environment: applied now and kept over resets."""
+    term: randomize_dynamics = env.event_manager.get_term_cfg(event_name).func
+    for name, value in held.items():
+        term.fix(name, torch.full((term.num_envs,), value))
+    every_env = torch.arange(term.num_envs, device=term.device)
+    term.apply(every_env, term.values.clone())
+
+
 class randomize_dynamics(ManagerTermBase):
     """Sample and apply friction, payload, CoM offset, motor strength and PD gain scales per environment.
 
