@@ -136,8 +136,7 @@ def _applied_dynamics(env, name: str) -> torch.Tensor:
     """The value of :class:`~locolab.envs.mdp.randomize_dynamics` parameter ``name`` each environment's robot has
     (a per-joint parameter averaged over the joints)."""
     term = env.event_manager.get_term_cfg(DYNAMICS_EVENT).func
-    columns = [i for i, column in enumerate(term.names) if column == name or column.startswith(f"{name}/")]
-    return term.values[:, columns].mean(dim=1)
+    return term.values[:, term.columns(name)].mean(dim=1)
 
 
 def friction(env) -> torch.Tensor:

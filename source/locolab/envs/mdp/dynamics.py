@@ -53,18 +53,16 @@ class DynamicsRandomizationCfg:
     10 %, 4.5 % in its outer 0.5 % instead of 0.5 %). The ranges stay the same."""
 
 
+PARAMETERS = ("friction", "added_base_mass", "base_com_x", "base_com_y", "base_com_z", "motor_strength", "kp_scale",
+              "kd_scale")
+"""The randomised parameters in column order (``motor_strength``: one column per joint); what :func:`hold_dynamics`
+can hold."""
+
+
 def parameter_names(joint_names: Sequence[str]) -> list[str]:
     """Names of the randomised parameters, in the order of :attr:`randomize_dynamics.values` columns."""
-    return [
-        "friction",
-        "added_base_mass",
-        "base_com_x",
-        "base_com_y",
-        "base_com_z",
-        *(f"motor_strength/{joint}" for joint in joint_names),
-        "kp_scale",
-        "kd_scale",
-    ]
+    return [column for name in PARAMETERS
+            for column in ([f"{name}/{joint}" for joint in joint_names] if name == "motor_strength" else [name])]
 
 
 def check_concentration(concentration: float) -> None:
@@ -82,17 +80,12 @@ def check_dynamics_cfg(env_cfg) -> None:
 
 
 def unit_draws(num: int, dims: int, concentration: float, device: str | torch.device) -> torch.Tensor:
-    """``[num, dims]`` draws in [0, 1] from Beta(concentration, concentration): uniform at 1."""
-    check_concentration(concentration)
+    """``[num, dims]`` draws in [0, 1] from Beta(concentration, concentration): uniform at 1 (checked by the caller:
+    :func:`check_concentration`)."""
     if concentration == 1.0:
         return torch.rand(num, dims, device=device)
     shape = torch.tensor(float(concentration), device=device)
     return torch.distributions.Beta(shape, shape).sample((num, dims))
-
-
-HOLDABLE = ("friction", "added_base_mass", "base_com_x", "base_com_y", "base_com_z", "motor_strength", "kp_scale",
-            "kd_scale")
-"""Parameters :func:`hold_dynamics` can hold (``motor_strength``: every motor)."""
 
 
 def parse_held_dynamics(specs: list[str]) -> dict[str, float]:
@@ -100,8 +93,8 @@ def parse_held_dynamics(specs: list[str]) -> dict[str, float]:
     held = {}
     for spec in specs:
         name, _, text = spec.partition("=")
-        if name not in HOLDABLE:
-            raise ValueError(f"--dynamics {spec}: unknown parameter '{name}'; choose from {', '.join(HOLDABLE)} "
+        if name not in PARAMETERS:
+            raise ValueError(f"--dynamics {spec}: unknown parameter '{name}'; choose from {', '.join(PARAMETERS)} "
                              "(as NAME=VALUE).")
         try:
             value = float(text)
@@ -191,10 +184,14 @@ class randomize_dynamics(ManagerTermBase):
     def fix(self, name: str, values: torch.Tensor) -> None:
         """Hold parameter ``name`` (a column of :attr:`names`; ``motor_strength`` sets every motor) at ``values``
         (one per environment, NaN: sample) from the next reset on."""
+        self.fixed[:, self.columns(name)] = values.to(self.device, torch.float).unsqueeze(1)
+
+    def columns(self, name: str) -> list[int]:
+        """The columns of parameter ``name`` (``motor_strength``: every motor's); a ValueError if there is none."""
         columns = [i for i, column in enumerate(self.names) if column == name or column.startswith(f"{name}/")]
         if not columns:
             raise ValueError(f"randomize_dynamics has no parameter '{name}': {self.names}.")
-        self.fixed[:, columns] = values.to(self.device, torch.float).unsqueeze(1)
+        return columns
 
     def read_back(self) -> dict[str, torch.Tensor]:
         """Friction, payload and motor strength of every environment as the simulator holds them now (shape
