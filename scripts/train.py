@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 from datetime import datetime
 
@@ -104,6 +105,19 @@ def checked_checkpoint(path: str, agent: str, phase: str, task: str | None = Non
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``train``, with SIGTERM stopping like Ctrl-C outside the training loop (whose own handler finishes the
+    iteration first): a signal during start-up, or a second one during shutdown, stops at once with one line and exit
+    code 130 instead of a traceback (SIGTERM's default would also skip stopping the simulation processes)."""
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        return train(argv)
+    except KeyboardInterrupt:
+        print("[LocoLab] Stopped at once by a signal; the checkpoints written before it are complete.",
+              file=sys.stderr, flush=True)
+        return 130
+
+
+def train(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     from locolab.algorithms.sac_cfg import check_sac_cfg
     from locolab.config_overrides import apply_overrides

@@ -5,6 +5,7 @@ from __future__ import annotations
 import signal
 import time
 
+import psutil
 import pytest
 import torch
 import yaml
@@ -90,6 +91,34 @@ def test_a_second_signal_stops_at_once_without_finishing_the_iteration(tmp_path)
     assert "Learning iteration 0/" not in output  # the iteration in progress was abandoned, not finished
     (run,) = run_dirs(tmp_path)
     assert not list(run.glob("model_*.pt")) and not list(run.glob(".*.tmp*"))  # nothing half-written
+
+
+def simulation_processes(pid: int, count: int, timeout: float = 60.0) -> list[psutil.Process]:
+    """The ``count`` simulation processes a trainer has started, once they all run."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        workers = [child for child in psutil.Process(pid).children()
+                   if "spawn_main" in " ".join(child.cmdline())]
+        if len(workers) == count:
+            return workers
+        time.sleep(0.2)
+    raise AssertionError(f"{count} simulation processes did not start within {timeout:.0f} s")
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_during_start_up_stops_at_once_with_one_line_and_leaves_no_simulation_process(tmp_path, signum):
+    # the CPU profile's two simulation processes are building their environments (a minute) when the signal lands
+    process = start_training(tmp_path)
+    wait_for_line(process, "[LocoLab] CPU training profile")
+    workers = simulation_processes(process.pid, 2)
+    process.send_signal(signum)
+    start = time.monotonic()
+    output = process.communicate(timeout=120)[0]
+    assert process.returncode == 130, output[-2000:]
+    assert time.monotonic() - start < 20.0  # not waiting for the environments to be built
+    assert "Stopped at once by a signal" in output and "Traceback" not in output
+    _, alive = psutil.wait_procs(workers, timeout=10.0)
+    assert not alive
 
 
 def test_corrupt_checkpoint_is_a_clear_error(tmp_path):

@@ -27,6 +27,8 @@ from rsl_rl.env import VecEnv
 
 WORKER_START_TIMEOUT_S = 900.0
 """A worker builds its environment (Warp compiles kernels on a cold cache: about 75 s)."""
+WORKER_CLOSE_TIMEOUT_S = 60.0
+"""A worker closes its environment; one that takes longer is terminated."""
 
 
 class WorkerError(RuntimeError):
@@ -168,8 +170,8 @@ class SubprocessVecEnv(VecEnv):
                 conn.send(("buffers", self._buffers))
             for index in range(num_workers):
                 self._receive(index, "ready", WORKER_START_TIMEOUT_S)
-        except BaseException:
-            self.close()
+        except BaseException:  # a worker failed or the start-up was interrupted: the others are not waited for
+            self.close(wait=False)
             raise
         self._episode_length = torch.zeros(self.num_envs, dtype=torch.long)
 
@@ -254,15 +256,25 @@ class SubprocessVecEnv(VecEnv):
         for index in range(len(self._conns)):
             self._receive(index, "ok")
 
-    def close(self) -> None:
-        for conn, process in zip(self._conns, self._processes):
-            if process.is_alive():
-                try:
-                    conn.send(("close", None))
-                except (BrokenPipeError, OSError):
-                    pass
-        for process in self._processes:
-            process.join(timeout=60)
-            if process.is_alive():
-                process.terminate()
-        self._processes = []
+    def close(self, wait: bool = True) -> None:
+        """Ask every worker to close its environment and wait for it (``wait``); a worker still alive after that
+        (building its environment, which takes a minute and reads no command meanwhile; over
+        ``WORKER_CLOSE_TIMEOUT_S``; or waited for when a signal interrupts the wait) is terminated, so a failed
+        start-up or an interrupted shutdown neither stalls nor leaves simulation processes behind."""
+        try:
+            if wait:
+                for conn, process in zip(self._conns, self._processes):
+                    if process.is_alive():
+                        try:
+                            conn.send(("close", None))
+                        except (BrokenPipeError, OSError):
+                            pass
+                for process in self._processes:
+                    process.join(timeout=WORKER_CLOSE_TIMEOUT_S)
+        finally:
+            for process in self._processes:
+                if process.is_alive():
+                    process.terminate()
+            for process in self._processes:
+                process.join()
+            self._processes = []
