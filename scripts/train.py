@@ -128,6 +128,7 @@ def train(argv: list[str] | None = None) -> int:
     from locolab.runners import CheckpointError, TrainingInterrupted, build_runner
     from locolab.models.squashed_gaussian import ActionBoundsError
     from locolab.runners.nonfinite import NonFiniteUpdateError
+    from locolab.runners.update_precision import check_update_precision
     from locolab.tasks import AGENT_ENTRY_POINTS
 
     profile = None
@@ -146,6 +147,8 @@ def train(argv: list[str] | None = None) -> int:
         overridden = apply_overrides(env_cfg, agent_cfg, args.overrides)
         if args.agent == "sac":
             check_sac_cfg(agent_cfg)
+        else:
+            check_update_precision(agent_cfg.update_precision)
         check_dynamics_cfg(env_cfg)
         sim_processes = args.sim_processes or (profile.sim_processes if profile is not None else 1)
         if sim_processes > 1 and env_cfg.sim.device != "cpu":

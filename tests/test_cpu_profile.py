@@ -52,6 +52,8 @@ def test_profile_sets_physics_rollout_and_ppo_and_keeps_the_control_rate():
         *profile.action_noise_window, profile.action_noise_final, profile.action_noise_learning_rate)
     assert (agent_cfg.threads.collection, agent_cfg.threads.learning) == (profile.collection_threads,
                                                                           profile.learning_threads)
+    # bfloat16 updates are an option, not the profile's: make train's recipe did not walk with them (update_precision)
+    assert effective_settings(env_cfg, agent_cfg)["update_precision"] == agent_cfg.update_precision == "float32"
 
 
 def test_explicit_environment_count_and_iterations_win_over_the_profile():
@@ -152,6 +154,7 @@ def test_no_cpu_profile_keeps_the_tasks_settings(tmp_path):
     ("env.scene.num_env=8", "unknown key 'env.scene.num_env'"),
     ("agent.algorithm.learning_rate=fast", "'agent.algorithm.learning_rate' takes a float"),
     ("env.events.dynamics.params.ranges.sample_concentration=0", "sample_concentration must be a positive number"),
+    ("agent.update_precision=float16", "agent.update_precision must be one of float32, bfloat16"),
 ])
 def test_bad_overrides_fail_before_any_environment_is_built(tmp_path, override, message):
     result = run_script("train.py", "--device", "cpu", "--max_iterations", "1", "--log_root", str(tmp_path),

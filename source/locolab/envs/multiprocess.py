@@ -29,6 +29,8 @@ WORKER_START_TIMEOUT_S = 900.0
 """A worker builds its environment (Warp compiles kernels on a cold cache: about 75 s)."""
 WORKER_CLOSE_TIMEOUT_S = 60.0
 """A worker closes its environment; one that takes longer is terminated."""
+WORKER_TERMINATE_TIMEOUT_S = 5.0
+"""A terminated (SIGTERM) worker exits; one that is still alive after this is killed (SIGKILL)."""
 
 
 class WorkerError(RuntimeError):
@@ -141,16 +143,17 @@ class SubprocessVecEnv(VecEnv):
         self.bounds = split_envs(self.num_envs, num_workers)
         context = mp.get_context("spawn")
         self._conns, self._processes = [], []
-        for index, (start, stop) in enumerate(self.bounds):
-            parent, child = context.Pipe()
-            cfg = copy.deepcopy(env_cfg)
-            cfg.seed = None if env_cfg.seed is None else env_cfg.seed + 1000 * index
-            process = context.Process(target=_worker, args=(child, task, cfg, clip_actions, start, stop), daemon=True)
-            process.start()
-            child.close()
-            self._conns.append(parent)
-            self._processes.append(process)
         try:
+            for index, (start, stop) in enumerate(self.bounds):
+                parent, child = context.Pipe()
+                cfg = copy.deepcopy(env_cfg)
+                cfg.seed = None if env_cfg.seed is None else env_cfg.seed + 1000 * index
+                process = context.Process(target=_worker, args=(child, task, cfg, clip_actions, start, stop),
+                                          daemon=True)
+                self._conns.append(parent)
+                self._processes.append(process)
+                process.start()
+                child.close()
             specs = [self._receive(index, "spec", WORKER_START_TIMEOUT_S) for index in range(num_workers)]
             spec = specs[0]
             self.num_actions = spec["num_actions"]
@@ -261,6 +264,7 @@ class SubprocessVecEnv(VecEnv):
         (building its environment, which takes a minute and reads no command meanwhile; over
         ``WORKER_CLOSE_TIMEOUT_S``; or waited for when a signal interrupts the wait) is terminated, so a failed
         start-up or an interrupted shutdown neither stalls nor leaves simulation processes behind."""
+        started = [process for process in self._processes if process.pid is not None]
         try:
             if wait:
                 for conn, process in zip(self._conns, self._processes):
@@ -269,12 +273,15 @@ class SubprocessVecEnv(VecEnv):
                             conn.send(("close", None))
                         except (BrokenPipeError, OSError):
                             pass
-                for process in self._processes:
+                for process in started:
                     process.join(timeout=WORKER_CLOSE_TIMEOUT_S)
         finally:
-            for process in self._processes:
+            for process in started:
                 if process.is_alive():
                     process.terminate()
-            for process in self._processes:
-                process.join()
+            for process in started:
+                process.join(timeout=WORKER_TERMINATE_TIMEOUT_S)
+                if process.is_alive():  # a library in the worker handles SIGTERM: it would wait for the trainer
+                    process.kill()
+                    process.join()
             self._processes = []

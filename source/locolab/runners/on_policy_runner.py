@@ -26,7 +26,8 @@ are; its learning loop is restated around LocoLab's one rollout routine (the sam
   speeds the early gait, but a policy kept symmetric turned in place at half the commanded rate (measured in
   :mod:`locolab.cpu_profile`); a mirror loss that is only logged is measured on a sample of each minibatch
   (:mod:`~.logged_mirror_loss`: rsl_rl spends a full actor forward on it);
-- torch's thread count can differ between collection and the update (``threads``, :mod:`~.torch_threads`);
+- torch's thread count can differ between collection and the update (``threads``, :mod:`~.torch_threads`), and the
+  update's matrix products can run in bfloat16 (``update_precision``, :mod:`~.update_precision`);
 - an algorithm's ``log_scalars`` (e.g. PPO-ROA's lambda, phase and latent errors) go to TensorBoard each iteration;
 - episode metrics (:mod:`locolab.eval.metrics`: tracking errors, falls, time-outs, every reward term) of the episodes
   that finished in each rollout go to TensorBoard as ``rollout/<metric>``, and every ``evaluation.interval``
@@ -59,6 +60,7 @@ from .logged_mirror_loss import LoggedMirrorLoss
 from .nonfinite import NonFiniteCounter, NonFiniteUpdateError, UpdateGuard
 from .tolerant_writer import DiskTolerantWriter
 from .torch_threads import torch_threads
+from .update_precision import update_precision
 
 
 class TrainingInterrupted(Exception):
@@ -232,7 +234,8 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
                 self.alg.compute_returns(self._obs)
             self._schedule_entropy(it)
             self.guard.before_update()
-            loss_dict = self.alg.update()
+            with update_precision(self.cfg.get("update_precision", "float32"), self.device):
+                loss_dict = self.alg.update()
         return collect_time, time.time() - start, loss_dict
 
     def _threads(self, phase: str) -> contextlib.AbstractContextManager:

@@ -20,3 +20,5 @@ class LocoLabRunnerExtrasCfg:
     symmetry_until: int = 0
     """From this iteration on, minibatches are no longer mirrored (``algorithm.symmetry_cfg``); 0: never stop."""
     threads: TorchThreadsCfg = TorchThreadsCfg()
+    update_precision: str = "float32"
+    """Number format of the update's matrix products: ``float32`` or ``bfloat16`` (:mod:`.update_precision`)."""
