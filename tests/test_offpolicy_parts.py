@@ -310,3 +310,36 @@ def test_an_untrained_sac_actor_holds_the_default_pose_in_every_state():
     assert actor(obs).abs().max() < 0.1  # action units: 0.025 rad around the default joint positions
     actor(obs, stochastic_output=True)
     assert actor.distribution.std.mean().item() == pytest.approx(0.3, rel=1e-3)  # the noise is the configured one
+
+
+def test_a_layer_normed_critic_stays_bounded_for_actions_far_from_the_data():
+    """Without LayerNorm, Q grows without bound along an action direction, a slope the actor would chase to the
+    action bound; with it, the hidden layers' scale is fixed, so Q levels off."""
+    torch.manual_seed(0)
+    obs = TensorDict({"critic": torch.randn(64, 5)}, batch_size=[64])
+    direction = torch.randn(64, 2)
+    for layer_norm, growth in ((False, lambda ratio: ratio > 10.0), (True, lambda ratio: ratio < 1.5)):
+        critic = TwinQFunction(obs, ["critic"], 2, [32, 32], obs_normalization=False, layer_norm=layer_norm)
+        near, far = (critic(obs, scale * direction)[0].abs().mean().item() for scale in (10.0, 1000.0))
+        assert growth(far / near), (layer_norm, far / near)
+
+
+def test_a_layer_normed_sac_checkpoint_is_rebuilt_from_the_default_config():
+    """play.py, eval.py and export.py build SAC from the task's default config (GPU-sized networks, no LayerNorm),
+    fitted to the checkpoint's networks."""
+    from locolab.algorithms.sac_cfg import SacRunnerCfg
+    from locolab.runners.checkpoints import fit_sac_networks
+
+    obs = TensorDict({"policy": torch.randn(4, 3), "critic": torch.randn(4, 5)}, batch_size=[4])
+    trained_cfg = SacRunnerCfg(max_iterations=1, experiment_name="test", device="cpu")
+    trained_cfg.actor.hidden_dims, trained_cfg.critic.hidden_dims = [8], [16, 8]
+    trained_cfg.critic.layer_norm = True
+    trained = SAC.from_config(obs, 2, trained_cfg.to_dict(), "cpu")
+    checkpoint = trained.save()
+    cfg = SacRunnerCfg(max_iterations=1, experiment_name="test", device="cpu")
+    fit_sac_networks(cfg, checkpoint)
+    assert (cfg.actor.hidden_dims, cfg.critic.hidden_dims, cfg.critic.layer_norm) == ([8], [16, 8], True)
+    rebuilt = SAC.from_config(obs, 2, cfg.to_dict(), "cpu")
+    rebuilt.load(checkpoint)
+    action = torch.rand(4, 2)
+    assert torch.equal(rebuilt.critic(obs, action)[0], trained.critic(obs, action)[0])

@@ -70,7 +70,8 @@ class SAC:
                           "init_mean_std": actor_cfg.get("init_mean_std"),
                           "action_bounds": actor_cfg.get("action_bounds")})
         critic = TwinQFunction(obs, cfg["obs_groups"]["critic"], num_actions, critic_cfg["hidden_dims"],
-                               critic_cfg["activation"], critic_cfg["obs_normalization"])
+                               critic_cfg["activation"], critic_cfg["obs_normalization"],
+                               critic_cfg.get("layer_norm", False))  # configs saved before it existed: none
         settings = {name: alg_cfg[name] for name in ("gamma", "tau", "actor_learning_rate", "critic_learning_rate",
                                                      "alpha_learning_rate", "init_alpha", "target_entropy",
                                                      "max_grad_norm")}

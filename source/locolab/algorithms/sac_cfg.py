@@ -50,6 +50,8 @@ class SacCriticCfg:
     hidden_dims: list[int] = [512, 256, 128]
     activation: str = "elu"
     obs_normalization: bool = True
+    layer_norm: bool = False
+    """A LayerNorm after each hidden layer (:func:`locolab.models.q_function.q_network`)."""
 
 
 @configclass

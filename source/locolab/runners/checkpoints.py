@@ -93,12 +93,15 @@ def fit_sac_networks(agent_cfg, checkpoint: dict) -> None:
         return
     agent_cfg.actor.hidden_dims = hidden_sizes(checkpoint["actor_state_dict"], "mlp.")
     agent_cfg.critic.hidden_dims = hidden_sizes(checkpoint["critic_state_dict"], "q1.")
+    agent_cfg.critic.layer_norm = any(key.startswith("q1.") and key.endswith(".weight") and value.dim() == 1
+                                      for key, value in checkpoint["critic_state_dict"].items())
 
 
 def hidden_sizes(state_dict: dict, prefix: str) -> list[int]:
-    """The output sizes of an rsl_rl ``MLP``'s linear layers, the last (output) layer left out."""
+    """The output sizes of a sequential network's linear layers (2-D weights: LayerNorms are left out), the last
+    (output) layer left out."""
     layers = sorted((int(key[len(prefix):].split(".")[0]), value.shape[0]) for key, value in state_dict.items()
-                    if key.startswith(prefix) and key.endswith(".weight"))
+                    if key.startswith(prefix) and key.endswith(".weight") and value.dim() == 2)
     return [size for _, size in layers[:-1]]
 
 
