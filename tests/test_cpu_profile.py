@@ -101,14 +101,18 @@ def test_sac_takes_the_physics_and_its_own_sizes_but_no_ppo_settings():
     assert agent_cfg.num_steps_per_env == profile.sac.num_steps_per_env
     assert agent_cfg.max_iterations == profile.sac.max_iterations
     for name in ("batch_size", "num_updates", "buffer_size", "learning_starts", "target_entropy",
-                 "alpha_learning_rate"):
+                 "alpha_learning_rate", "symmetry_augmentation"):
         assert getattr(agent_cfg.algorithm, name) == getattr(profile.sac, name), name
+    schedule = agent_cfg.entropy_schedule
+    assert (schedule.start, schedule.end, schedule.final) == profile.sac.entropy_schedule
     assert agent_cfg.critic.hidden_dims == profile.sac.critic_hidden_dims
     assert agent_cfg.critic.layer_norm == profile.sac.critic_layer_norm
     settings = effective_settings(env_cfg, agent_cfg)
     assert settings["collector"] == "sync" and "entropy_coef" not in settings
     assert settings["target_entropy"] == profile.sac.target_entropy
     assert settings["critic_layer_norm"] == profile.sac.critic_layer_norm
+    assert settings["entropy_schedule"] == list(profile.sac.entropy_schedule)
+    assert settings["symmetry_augmentation"] == profile.sac.symmetry_augmentation
     assert settings["torch_threads"] == {"collection": profile.collection_threads,
                                          "learning": profile.learning_threads}
 

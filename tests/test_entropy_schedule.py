@@ -6,17 +6,17 @@ from __future__ import annotations
 import pytest
 
 from conftest import scalars_of_a_short_training
-from locolab.runners.entropy_schedule import scheduled_entropy_coef
+from locolab.runners.entropy_schedule import scheduled_entropy
 
 
 def test_the_coefficient_is_constant_until_start_then_linear_to_final_at_end():
-    values = [scheduled_entropy_coef(it, 0.01, 100, 300, 0.0) for it in (0, 100, 200, 250, 300, 1000)]
+    values = [scheduled_entropy(it, 0.01, 100, 300, 0.0) for it in (0, 100, 200, 250, 300, 1000)]
     assert values == pytest.approx([0.01, 0.01, 0.005, 0.0025, 0.0, 0.0])
 
 
 def test_without_a_window_the_coefficient_stays_what_the_algorithm_says():
-    assert scheduled_entropy_coef(500, 0.01, 0, 0, 0.0) == 0.01
-    assert scheduled_entropy_coef(500, 0.01, 300, 100, 0.0) == 0.01
+    assert scheduled_entropy(500, 0.01, 0, 0, 0.0) == 0.01
+    assert scheduled_entropy(500, 0.01, 300, 100, 0.0) == 0.01
 
 
 @pytest.mark.slow

@@ -19,6 +19,9 @@ so episodes end within the run."""
 SYNC_BOUNDS = (0.4, 0.6)
 BOUNDS_OVERRIDE = f"agent.actor.action_bounds=[{','.join([f'[{SYNC_BOUNDS[0]},{SYNC_BOUNDS[1]}]'] * 12)}]"
 """The sync run's actions lie in [0.4, 0.6], a range its untrained actor's default-pose action (0) is outside."""
+ENTROPY_SCHEDULE = ("agent.algorithm.target_entropy=10", "agent.entropy_schedule.start=0",
+                    "agent.entropy_schedule.end=2", "agent.entropy_schedule.final=-2")
+"""The sync run's entropy target falls from 10 to -2 over its 3 iterations."""
 
 
 @pytest.fixture(scope="module")
@@ -26,8 +29,9 @@ def sac_runs(tmp_path_factory) -> dict:
     runs = {}
     for collector in ("sync", "async"):
         logs = tmp_path_factory.mktemp(f"sac_{collector}")
-        # both paths: the async run mirrors its transitions, the sync run has its own bounds for every action
-        extra = ("agent.algorithm.symmetry_augmentation=true",) if collector == "async" else (BOUNDS_OVERRIDE,)
+        # both paths: the async run mirrors its transitions, the sync run has its own bounds for every action and
+        # an entropy schedule
+        extra = ("agent.algorithm.symmetry_augmentation=true",) if collector == "async" else (BOUNDS_OVERRIDE, *ENTROPY_SCHEDULE)
         result = run_script("train.py", *SMALL_SAC, *extra, "--collector", collector, "--log_root", str(logs))
         assert result.returncode == 0, result.stderr[-3000:]
         (runs[collector],) = run_dirs(logs)
@@ -52,6 +56,13 @@ def test_sac_trains_and_logs_under_ppos_metric_names(sac_runs, collector):
     added = events.Scalars("SAC/buffer_transitions")[-1].value
     assert added == (3 * 8 - 2) * 8 * (2 if collector == "async" else 1)
     assert f"collector: {collector}" in (run / "params" / "cpu_profile.yaml").read_text()
+
+
+@pytest.mark.slow
+def test_sacs_entropy_target_follows_its_schedule_by_iteration(sac_runs):
+    events = EventAccumulator(str(sac_runs["sync"])).Reload()
+    assert [event.value for event in events.Scalars("SAC/target_entropy")] == pytest.approx([10.0, 4.0, -2.0])
+    assert "entropy_schedule:\n- 0\n- 2\n- -2.0" in (sac_runs["sync"] / "params" / "cpu_profile.yaml").read_text()
 
 
 @pytest.mark.slow

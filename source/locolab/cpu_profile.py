@@ -26,7 +26,7 @@ class SacCpuProfileCfg:
     thread) fill that wait."""
     buffer_size: int = 400_000
     learning_starts: int = 16384
-    max_iterations: int = 3000
+    max_iterations: int = 2000
     actor_hidden_dims: list[int] = [256, 128]
     critic_hidden_dims: list[int] = [256, 256]
     """Smaller than the GPU networks: an update of the GPU-sized critic (512-256-128) on a 2048 batch took 216 ms on one
@@ -42,6 +42,15 @@ class SacCpuProfileCfg:
     with the bound of 3 it holds a pre-squash standard deviation near 0.03 (0.1 action units, 0.02 rad), and the CPU
     runs' noise shrank to 0.05-0.26 while they stood. 10 held it at 0.25-0.38 (about 0.75-1.1 action units at the
     centre, the noise PPO starts from), and the robot learned to walk forward (README)."""
+    entropy_schedule: tuple[int, int, float] = (800, 1400, -4.0)
+    """The entropy target falls from ``target_entropy`` to the third value between the two iterations
+    (``agent.entropy_schedule``): about 0.06 of pre-squash standard deviation at -4. Held at 10 throughout, the gait
+    came and went between checkpoints (0.07-0.57 m/s under 0.5) and drifted in yaw: the critic valued the noisy
+    policy, not its mean action, which is what play, export and the robot run (PPO's entropy schedule, for the same
+    reason)."""
+    symmetry_augmentation: bool = True
+    """Left-right mirrored copies of every transition in the replay buffer (``agent.algorithm.symmetry_augmentation``),
+    against the yaw drift of the unmirrored run."""
     alpha_learning_rate: float = 3e-3
     """The temperature starts at 0.001 and must rise several-fold to hold the target: Adam moves the log-temperature
     by about the learning rate per step, so at 3e-4 (16 steps an iteration) a sixfold rise takes about 400
@@ -178,7 +187,7 @@ class CpuProfileCfg:
 
 PPO_SETTINGS = ("learning_rate", "schedule", "desired_kl", "entropy_coef", "num_learning_epochs", "num_mini_batches")
 SAC_SETTINGS = ("batch_size", "num_updates", "buffer_size", "learning_starts", "target_entropy",
-                "alpha_learning_rate")
+                "alpha_learning_rate", "symmetry_augmentation")
 
 
 def is_sac(agent_cfg) -> bool:
@@ -232,15 +241,15 @@ def effective_settings(env_cfg, agent_cfg) -> dict:
         "max_iterations": agent_cfg.max_iterations,
         "evaluation_interval": getattr(getattr(agent_cfg, "evaluation", None), "interval", 0),
     }
+    schedule = getattr(agent_cfg, "entropy_schedule", None)
+    if schedule is not None and schedule.end > schedule.start:
+        settings["entropy_schedule"] = [schedule.start, schedule.end, schedule.final]
     if is_sac(agent_cfg):
         settings.update({name: getattr(algorithm, name) for name in SAC_SETTINGS}, collector=agent_cfg.collector,
                         critic_layer_norm=agent_cfg.critic.layer_norm)
         return settings
     settings.update({name: getattr(algorithm, name) for name in PPO_SETTINGS})
     settings["update_precision"] = agent_cfg.update_precision
-    schedule = getattr(agent_cfg, "entropy_schedule", None)
-    if schedule is not None and schedule.end > schedule.start:
-        settings["entropy_schedule"] = [schedule.start, schedule.end, schedule.final]
     noise = getattr(agent_cfg, "action_noise_schedule", None)
     if noise is not None and noise.end > noise.start:
         settings["action_noise_schedule"] = noise.to_dict()
@@ -281,6 +290,8 @@ def apply_cpu_profile(env_cfg, agent_cfg, profile: CpuProfileCfg, num_envs_given
         agent_cfg.actor.hidden_dims = list(profile.sac.actor_hidden_dims)
         agent_cfg.critic.hidden_dims = list(profile.sac.critic_hidden_dims)
         agent_cfg.critic.layer_norm = profile.sac.critic_layer_norm
+        schedule = agent_cfg.entropy_schedule
+        schedule.start, schedule.end, schedule.final = profile.sac.entropy_schedule
         if not max_iterations_given:
             agent_cfg.max_iterations = profile.sac.max_iterations
         return

@@ -10,6 +10,7 @@ from typing import Literal
 from isaaclab.utils import configclass
 
 from locolab.eval.periodic import PeriodicEvalCfg
+from locolab.runners.entropy_schedule import EntropyScheduleCfg
 from locolab.runners.nonfinite import NonFiniteCfg
 from locolab.runners.torch_threads import TorchThreadsCfg
 
@@ -115,6 +116,10 @@ class SacRunnerCfg:
     see :mod:`locolab.offpolicy.collectors`)."""
     async_queue_size: int = 2
     """Chunks the asynchronous collector may run ahead of the learner."""
+    entropy_schedule: EntropyScheduleCfg = EntropyScheduleCfg()
+    """For SAC the schedule moves the entropy target (``algorithm.target_entropy`` until ``start``, then linearly to
+    ``final`` at ``end``), as PPO's moves its entropy bonus: wide exploration while a gait is found, then a narrower
+    policy whose mean action is the gait."""
     algorithm: SacAlgorithmCfg = SacAlgorithmCfg()
     actor: SacActorCfg = SacActorCfg()
     critic: SacCriticCfg = SacCriticCfg()

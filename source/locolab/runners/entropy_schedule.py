@@ -1,4 +1,5 @@
-"""The PPO entropy bonus as a schedule over iterations (rsl_rl keeps ``entropy_coef`` constant).
+"""The PPO entropy bonus (and SAC's entropy target) as a schedule over iterations (rsl_rl keeps ``entropy_coef``
+constant).
 
 Measured on CPU runs of the flat Go2 task: under the constant bonus of 0.01 the action noise stays near 0.7, and the
 policy learns a gait that the noise drives: the stochastic policy walked (0.49 m/s under a 0.5 m/s command) while its
@@ -22,8 +23,8 @@ class EntropyScheduleCfg:
     final: float = 0.0
 
 
-def scheduled_entropy_coef(iteration: int, initial: float, start: int, end: int, final: float) -> float:
-    """The entropy coefficient at ``iteration`` (see :class:`EntropyScheduleCfg`)."""
+def scheduled_entropy(iteration: int, initial: float, start: int, end: int, final: float) -> float:
+    """PPO's entropy coefficient or SAC's entropy target at ``iteration`` (see :class:`EntropyScheduleCfg`)."""
     if end <= start or iteration <= start:
         return initial
     if iteration >= end:

@@ -7,7 +7,8 @@ guard, periodic evaluation, episode metrics under ``rollout/``, rsl_rl's logger 
 What differs is one iteration (:meth:`_iterate`): take a chunk of ``num_steps_per_env`` steps from the collector,
 turn it into n-step transitions in the replay buffer (with their left-right mirror images when the algorithm's
 ``symmetry_augmentation`` is on), run ``num_updates`` SAC gradient steps on sampled minibatches
-(once the buffer holds ``learning_starts`` transitions) and publish the new actor weights to the collector.
+(once the buffer holds ``learning_starts`` transitions) and publish the new actor weights to the collector. The
+entropy target follows ``entropy_schedule`` over iterations (:mod:`~.entropy_schedule`, PPO's bonus schedule).
 
 The synchronous collector steps and updates in turn, each phase on its ``threads`` count (as the on-policy
 runner). On a CPU the asynchronous collector's simulation processes run while the learner updates, so the learner
@@ -34,6 +35,7 @@ from locolab.offpolicy.collectors import COLLECTORS, AsyncCollector, Chunk
 from locolab.offpolicy.nstep import NStepWindow
 from locolab.offpolicy.replay_buffer import ReplayBuffer
 
+from .entropy_schedule import scheduled_entropy
 from .on_policy_runner import LocoLabOnPolicyRunner
 
 
@@ -95,10 +97,21 @@ class OffPolicyRunner(LocoLabOnPolicyRunner):
                 if self.cfg["algorithm"].get("symmetry_augmentation", False):
                     transitions = torch.cat([transitions, mirror_transitions(mirror_maps(self.env), transitions)])
                 self.buffer.extend(transitions)
+            self._schedule_entropy(it)
             self.guard.before_update()
             loss_dict = self._update()
         self.collector.publish(self.alg.actor, it + 1)
         return collect_time, time.time() - start, loss_dict
+
+    def _schedule_entropy(self, it: int) -> None:
+        """Set SAC's entropy target for iteration ``it`` (``entropy_schedule``) and log it as ``SAC/target_entropy``."""
+        schedule = self.cfg.get("entropy_schedule") or {}
+        if schedule.get("end", 0) > schedule.get("start", 0):
+            initial = self.cfg["algorithm"]["target_entropy"]
+            self.alg.target_entropy = scheduled_entropy(it, -self.env.num_actions if initial is None else initial,
+                                                        **schedule)
+        if self.logger.writer is not None:
+            self.logger.writer.add_scalar("SAC/target_entropy", self.alg.target_entropy, it)
 
     def _threads(self, phase: str) -> contextlib.AbstractContextManager:
         """The asynchronous collector steps while the learner updates: one thread throughout (module docstring)."""

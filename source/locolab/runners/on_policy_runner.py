@@ -55,7 +55,7 @@ from locolab.eval.rollout import rollout
 
 from .checkpoints import CheckpointError, read_checkpoint, save_atomically
 from .action_noise_schedule import action_std_ceiling, cap_action_std, hold_learning_rate
-from .entropy_schedule import scheduled_entropy_coef
+from .entropy_schedule import scheduled_entropy
 from .logged_mirror_loss import LoggedMirrorLoss
 from .nonfinite import NonFiniteCounter, NonFiniteUpdateError, UpdateGuard
 from .tolerant_writer import DiskTolerantWriter
@@ -282,7 +282,7 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
         """Set the algorithm's entropy bonus for iteration ``it`` (``entropy_schedule``) and log it."""
         schedule = self.cfg.get("entropy_schedule") or {}
         if schedule.get("end", 0) > schedule.get("start", 0):
-            self.alg.entropy_coef = scheduled_entropy_coef(it, self.cfg["algorithm"]["entropy_coef"], **schedule)
+            self.alg.entropy_coef = scheduled_entropy(it, self.cfg["algorithm"]["entropy_coef"], **schedule)
         if self.logger.writer is not None:
             self.logger.writer.add_scalar("Loss/entropy_coef", self.alg.entropy_coef, it)
 
