@@ -51,7 +51,8 @@ class SacCpuProfileCfg:
     0.18 (1400) and rose again to 0.23-0.25 (mean actions near the bound need more pre-squash noise for the same
     entropy). Measured against the same run held at 10 (seed 42, async; checkpoints 1200-2000, mean action): forward
     errors 0.167-0.339 (mean 0.234) against 0.141-0.455 (0.292), no falls from 1400 on against 1-3 in 16, standing
-    at 0.01-0.07 m/s against 0.09-0.15, training yaw error 0.42 against 0.53; neither passed every walking check (README)."""
+    at 0.01-0.07 m/s against 0.09-0.15, training yaw error 0.43-0.46 against 0.51-0.60; neither passed every walking
+    check (README)."""
     symmetry_augmentation: bool = False
     """Mirrored copies of every transition in the replay buffer (``agent.algorithm.symmetry_augmentation``) stay off:
     with them (this profile, seed 42, async) the training tracking error was 0.70 over iterations 700-767, against
