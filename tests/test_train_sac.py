@@ -31,7 +31,8 @@ def sac_runs(tmp_path_factory) -> dict:
         logs = tmp_path_factory.mktemp(f"sac_{collector}")
         # both paths: the async run mirrors its transitions, the sync run has its own bounds for every action and
         # an entropy schedule
-        extra = ("agent.algorithm.symmetry_augmentation=true",) if collector == "async" else (BOUNDS_OVERRIDE, *ENTROPY_SCHEDULE)
+        extra = (("agent.algorithm.symmetry_augmentation=true",) if collector == "async"
+                 else (BOUNDS_OVERRIDE, *ENTROPY_SCHEDULE))
         result = run_script("train.py", *SMALL_SAC, *extra, "--collector", collector, "--log_root", str(logs))
         assert result.returncode == 0, result.stderr[-3000:]
         (runs[collector],) = run_dirs(logs)

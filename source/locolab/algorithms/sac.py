@@ -43,7 +43,9 @@ class SAC:
         self.log_alpha = torch.tensor(math.log(init_alpha), device=device, requires_grad=True)
         self.gamma = gamma
         self.tau = tau
-        self.target_entropy = float(-num_actions if target_entropy is None else target_entropy)
+        self.initial_target_entropy = float(-num_actions if target_entropy is None else target_entropy)
+        """The entropy target as configured; the runner's ``entropy_schedule`` moves ``target_entropy`` from it."""
+        self.target_entropy = self.initial_target_entropy
         self.max_grad_norm = max_grad_norm
         self.mean_penalty = mean_penalty
         """Weight of the squared pre-squash mean in the actor's loss (:class:`~.sac_cfg.SacAlgorithmCfg`)."""

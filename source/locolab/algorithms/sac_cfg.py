@@ -80,7 +80,8 @@ class SacAlgorithmCfg:
     target_entropy: float | None = None
     """Entropy the temperature steers toward; None: minus the number of actions, SAC's usual target for actions in
     [-1, 1]. The entropy grows by log(bound) per action, so with the bound of 3 that target holds far less noise
-    (a pre-squash standard deviation near 0.03): the CPU profile sets 10 (:class:`locolab.cpu_profile.SacCpuProfileCfg`)."""
+    (a pre-squash standard deviation near 0.03): the CPU profile sets 10
+    (:class:`locolab.cpu_profile.SacCpuProfileCfg`)."""
     max_grad_norm: float = 10.0
     mean_penalty: float = 0.0
     """Weight of the squared pre-squash mean action in the actor's loss (rlkit's ``policy_mean_reg_weight``): keeps

@@ -107,9 +107,7 @@ class OffPolicyRunner(LocoLabOnPolicyRunner):
         """Set SAC's entropy target for iteration ``it`` (``entropy_schedule``) and log it as ``SAC/target_entropy``."""
         schedule = self.cfg.get("entropy_schedule") or {}
         if schedule.get("end", 0) > schedule.get("start", 0):
-            initial = self.cfg["algorithm"]["target_entropy"]
-            self.alg.target_entropy = scheduled_entropy(it, -self.env.num_actions if initial is None else initial,
-                                                        **schedule)
+            self.alg.target_entropy = scheduled_entropy(it, self.alg.initial_target_entropy, **schedule)
         if self.logger.writer is not None:
             self.logger.writer.add_scalar("SAC/target_entropy", self.alg.target_entropy, it)
 
