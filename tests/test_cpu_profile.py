@@ -101,7 +101,7 @@ def test_sac_takes_the_physics_and_its_own_sizes_but_no_ppo_settings():
     assert agent_cfg.num_steps_per_env == profile.sac.num_steps_per_env
     assert agent_cfg.max_iterations == profile.sac.max_iterations
     for name in ("batch_size", "num_updates", "buffer_size", "learning_starts", "target_entropy",
-                 "alpha_learning_rate", "symmetry_augmentation"):
+                 "alpha_learning_rate", "symmetry_augmentation", "mean_penalty"):
         assert getattr(agent_cfg.algorithm, name) == getattr(profile.sac, name), name
     schedule = agent_cfg.entropy_schedule
     assert (schedule.start, schedule.end, schedule.final) == profile.sac.entropy_schedule
@@ -113,6 +113,7 @@ def test_sac_takes_the_physics_and_its_own_sizes_but_no_ppo_settings():
     assert settings["critic_layer_norm"] == profile.sac.critic_layer_norm
     assert settings["entropy_schedule"] == list(profile.sac.entropy_schedule)
     assert settings["symmetry_augmentation"] == profile.sac.symmetry_augmentation
+    assert settings["mean_penalty"] == profile.sac.mean_penalty > 0
     assert settings["torch_threads"] == {"collection": profile.collection_threads,
                                          "learning": profile.learning_threads}
 

@@ -88,8 +88,9 @@ class SacAlgorithmCfg:
     the mean off the flat ends of the tanh, where the critic's gradient vanishes. Measured on the standing SAC
     policies of three CPU runs (entropy targets -12, -6 and 0): 38-52 % of their mean joint actions lay beyond 0.9 of
     the bound, and the entropy the temperature holds then needs ever wider noise (the pre-squash std rose from 0.1 to
-    0.3-0.37). With 0.01 (entropy target 0): 15 % at iteration 600, 24 % at 1036, and the robot still stood; so it
-    stays off by default."""
+    0.3-0.37). With 0.01 (entropy target 0): 15 % at iteration 600, 24 % at 1036, and the robot still stood. Off in
+    the GPU defaults; the CPU profile sets 0.1 beside its falling entropy target
+    (:class:`locolab.cpu_profile.SacCpuProfileCfg`)."""
     symmetry_augmentation: bool = False
     """Add every transition's left-right mirror image to the replay buffer too (:func:`locolab.envs.symmetry.
     mirror_transitions`): twice the transitions per simulated step, for the price of a copy, like PPO's mirrored
