@@ -63,8 +63,14 @@ from .torch_threads import torch_threads
 from .update_precision import update_precision
 
 
-class TrainingInterrupted(Exception):
-    """Raised out of ``learn`` after a SIGINT/SIGTERM, once the interrupted iteration's state is consistent."""
+class TrainingInterrupted(BaseException):
+    """Raised out of ``learn`` after a SIGINT/SIGTERM, once the interrupted iteration's state is consistent, or at once
+    on a second signal.
+
+    Like ``KeyboardInterrupt`` it is not an ``Exception``: the second signal's raise lands wherever the main thread
+    is, and libraries that wrap every ``Exception`` (Warp's kernel launch re-raises it as a RuntimeError) would turn
+    the requested stop into a crash.
+    """
 
 
 class LocoLabOnPolicyRunner(OnPolicyRunner):
@@ -346,8 +352,8 @@ class _DeferredStop:
     """Records SIGINT/SIGTERM for the runner to stop at the end of the current iteration; a second signal stops at once.
 
     The first signal only sets :attr:`pending`: an exception raised from a signal handler lands wherever the main
-    thread happens to be, and libraries that wrap every exception (Warp's kernel launch turns it into a RuntimeError)
-    would hide it and crash the run without a checkpoint.
+    thread happens to be, mid-iteration, with nothing saved. The second raises :class:`TrainingInterrupted` there,
+    which is a ``BaseException`` so that no library's ``except Exception`` turns it into a crash.
     """
 
     def __init__(self) -> None:
