@@ -112,7 +112,8 @@ def test_soft_update_moves_parameters_by_tau_and_copies_normaliser_statistics():
         assert torch.equal(new, src)
 
 
-def bandit_sac(target_entropy: float, init_alpha: float = 1.0, mean_penalty: float = 0.0) -> SAC:
+def bandit_sac(target_entropy: float, init_alpha: float = 1.0, mean_penalty: float = 0.0,
+               mean_penalty_free: float = 0.0) -> SAC:
     obs = TensorDict({"policy": torch.zeros(1, 2), "critic": torch.zeros(1, 2)}, batch_size=[1])
     groups = {"actor": ["policy"], "critic": ["critic"]}
     actor = MLPModel(obs, groups, "actor", 1, [32, 32], "elu", False,
@@ -121,7 +122,7 @@ def bandit_sac(target_entropy: float, init_alpha: float = 1.0, mean_penalty: flo
     critic = TwinQFunction(obs, ["critic"], 1, [32, 32], obs_normalization=False)
     return SAC(actor, critic, 1, gamma=0.0, actor_learning_rate=3e-3, critic_learning_rate=3e-3,
                alpha_learning_rate=1e-2, init_alpha=init_alpha, target_entropy=target_entropy,
-               mean_penalty=mean_penalty)
+               mean_penalty=mean_penalty, mean_penalty_free=mean_penalty_free)
 
 
 @pytest.fixture
@@ -299,6 +300,21 @@ def test_the_mean_penalty_adds_the_squared_pre_squash_mean_to_the_actor_loss_and
     for _ in range(300):
         sac.update(batch)
     assert sac.actor(obs).abs().mean().item() < 0.1  # the deterministic action (bound 1) is back at the centre
+
+
+def test_the_mean_penalty_leaves_means_within_its_free_band_alone_and_squares_the_excess_beyond(one_torch_thread):
+    obs = TensorDict({"policy": torch.randn(64, 2), "critic": torch.randn(64, 2)}, batch_size=[64])
+    batch = TensorDict({"obs": obs, "action": torch.rand(64, 1) * 2 - 1, "reward": torch.zeros(64),
+                        "discount": torch.zeros(64), "bootstrap_obs": obs}, batch_size=[64])
+    for pre_squash_mean, penalty in ((0.8, 0.0), (-0.8, 0.0), (1.5, 0.25), (-2.0, 1.0)):
+        losses = []
+        for mean_penalty in (0.0, 1.0):
+            torch.manual_seed(0)
+            sac = bandit_sac(target_entropy=-10.0, init_alpha=1e-6, mean_penalty=mean_penalty, mean_penalty_free=1.0)
+            torch.nn.init.zeros_(sac.actor.mlp[-2].weight)
+            torch.nn.init.constant_(sac.actor.mlp[-2].bias[:1], pre_squash_mean)  # every state: this mean
+            losses.append(sac.update(batch)["surrogate"])
+        assert losses[1] - losses[0] == pytest.approx(penalty, abs=1e-5), pre_squash_mean
 
 
 def test_an_untrained_sac_actor_holds_the_default_pose_in_every_state():

@@ -81,6 +81,27 @@ def test_time_to_walk_counts_the_cpu_time_of_the_whole_training_process_tree():
     assert tree_cpu_seconds(parent.pid) == 0.0
 
 
+def test_time_to_walk_keeps_counting_a_child_process_after_it_has_exited():
+    """Simulation processes end before the trainer does: the report polled then must still hold their CPU time."""
+    import subprocess
+    import sys
+    import time
+
+    from locolab.eval.time_to_walk import tree_cpu_seconds
+
+    spin = "import time\nend = time.process_time() + 0.6\nwhile time.process_time() < end: pass\n"
+    parent = subprocess.Popen([sys.executable, "-c", f"import subprocess, sys, time\n"
+                               f"subprocess.run([sys.executable, '-c', {spin!r}])\n"
+                               f"print('child done', flush=True)\ntime.sleep(30)"],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert parent.stdout.readline().strip() == "child done"  # the child has exited and been waited for
+        assert tree_cpu_seconds(parent.pid) >= 0.6
+    finally:
+        parent.kill()
+        parent.wait()
+
+
 def test_ctrl_c_during_time_to_walk_stops_training_and_still_returns_the_report(tmp_path, monkeypatch):
     """A stand-in trainer writes a run with one checkpoint and waits; Ctrl-C arrives while that checkpoint is being
     evaluated: the trainer gets SIGINT, and the report comes back marked interrupted, with its CPU figure."""

@@ -35,7 +35,8 @@ class SAC:
     def __init__(self, actor: MLPModel, critic: TwinQFunction, num_actions: int, gamma: float = 0.99,
                  tau: float = 0.01, actor_learning_rate: float = 3e-4, critic_learning_rate: float = 3e-4,
                  alpha_learning_rate: float = 3e-4, init_alpha: float = 0.01, target_entropy: float | None = None,
-                 max_grad_norm: float = 10.0, mean_penalty: float = 0.0, device: str = "cpu") -> None:
+                 max_grad_norm: float = 10.0, mean_penalty: float = 0.0, mean_penalty_free: float = 0.0,
+                 device: str = "cpu") -> None:
         self.device = device
         self.actor = actor.to(device)
         self.critic = critic.to(device)
@@ -49,6 +50,8 @@ class SAC:
         self.max_grad_norm = max_grad_norm
         self.mean_penalty = mean_penalty
         """Weight of the squared pre-squash mean in the actor's loss (:class:`~.sac_cfg.SacAlgorithmCfg`)."""
+        self.mean_penalty_free = mean_penalty_free
+        """Pre-squash means within this magnitude are not penalised; beyond it, the excess is squared."""
         self.actor_optimizer = torch.optim.Adam(self.actor.parameters(), lr=actor_learning_rate)
         self.critic_optimizer = torch.optim.Adam(self.critic.parameters(), lr=critic_learning_rate)
         self.alpha_optimizer = torch.optim.Adam([self.log_alpha], lr=alpha_learning_rate)
@@ -77,7 +80,8 @@ class SAC:
         settings = {name: alg_cfg[name] for name in ("gamma", "tau", "actor_learning_rate", "critic_learning_rate",
                                                      "alpha_learning_rate", "init_alpha", "target_entropy",
                                                      "max_grad_norm")}
-        settings["mean_penalty"] = alg_cfg.get("mean_penalty", 0.0)  # configs saved before it existed: none
+        for name in ("mean_penalty", "mean_penalty_free"):  # configs saved before they existed: none
+            settings[name] = alg_cfg.get(name, 0.0)
         return cls(actor, critic, num_actions, device=device, **settings)
 
     @property
@@ -111,7 +115,8 @@ class SAC:
         q = torch.min(*self.critic(batch["obs"], action))
         actor_loss = (alpha * log_prob - q).mean()
         if self.mean_penalty:  # the distribution is the one ``sample`` just drew from: batch["obs"]'s
-            actor_loss = actor_loss + self.mean_penalty * self.actor.distribution.mean.square().mean()
+            excess = (self.actor.distribution.mean.abs() - self.mean_penalty_free).clamp(min=0.0)
+            actor_loss = actor_loss + self.mean_penalty * excess.square().mean()
         self._step(self.actor_optimizer, actor_loss, self.actor)
         self.critic.requires_grad_(True)
 
