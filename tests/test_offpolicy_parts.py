@@ -125,6 +125,14 @@ def bandit_sac(target_entropy: float, init_alpha: float = 1.0, mean_penalty: flo
                mean_penalty=mean_penalty, mean_penalty_free=mean_penalty_free)
 
 
+def action_indifferent_batch(size: int) -> tuple[TensorDict, TensorDict]:
+    """Observations for :func:`bandit_sac` and a batch of them whose reward does not depend on the action."""
+    obs = TensorDict({"policy": torch.randn(size, 2), "critic": torch.randn(size, 2)}, batch_size=[size])
+    batch = TensorDict({"obs": obs, "action": torch.rand(size, 1) * 2 - 1, "reward": torch.zeros(size),
+                        "discount": torch.zeros(size), "bootstrap_obs": obs}, batch_size=[size])
+    return obs, batch
+
+
 @pytest.fixture
 def one_torch_thread():
     """Small networks update 5-10x faster on one thread than on two competing with other processes."""
@@ -286,9 +294,7 @@ def test_action_bounds_that_cannot_squash_are_refused_with_the_problem_named(bou
 def test_the_mean_penalty_adds_the_squared_pre_squash_mean_to_the_actor_loss_and_unsaturates_it(one_torch_thread):
     """A reward that does not care about the action: the penalty alone brings a mean from the flat end of the tanh
     back to the centre."""
-    obs = TensorDict({"policy": torch.randn(256, 2), "critic": torch.randn(256, 2)}, batch_size=[256])
-    batch = TensorDict({"obs": obs, "action": torch.rand(256, 1) * 2 - 1, "reward": torch.zeros(256),
-                        "discount": torch.zeros(256), "bootstrap_obs": obs}, batch_size=[256])
+    obs, batch = action_indifferent_batch(256)
     first_losses = []
     for mean_penalty in (0.0, 0.1):
         torch.manual_seed(0)
@@ -303,9 +309,7 @@ def test_the_mean_penalty_adds_the_squared_pre_squash_mean_to_the_actor_loss_and
 
 
 def test_the_mean_penalty_leaves_means_within_its_free_band_alone_and_squares_the_excess_beyond(one_torch_thread):
-    obs = TensorDict({"policy": torch.randn(64, 2), "critic": torch.randn(64, 2)}, batch_size=[64])
-    batch = TensorDict({"obs": obs, "action": torch.rand(64, 1) * 2 - 1, "reward": torch.zeros(64),
-                        "discount": torch.zeros(64), "bootstrap_obs": obs}, batch_size=[64])
+    _, batch = action_indifferent_batch(64)
     for pre_squash_mean, penalty in ((0.8, 0.0), (-0.8, 0.0), (1.5, 0.25), (-2.0, 1.0)):
         losses = []
         for mean_penalty in (0.0, 1.0):

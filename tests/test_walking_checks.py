@@ -55,6 +55,10 @@ def test_time_to_walk_reads_the_newest_checkpoint_and_the_samples_per_iteration(
     assert samples_per_iteration(tmp_path) == 512 * 24
 
 
+SPIN_0_6_S = "import time\nend = time.process_time() + 0.6\nwhile time.process_time() < end: pass\n"
+"""A Python program that burns 0.6 s of CPU time."""
+
+
 def test_time_to_walk_counts_the_cpu_time_of_the_whole_training_process_tree():
     """A trainer's simulation processes are its children: their CPU time is the trainer's too."""
     import subprocess
@@ -65,7 +69,7 @@ def test_time_to_walk_counts_the_cpu_time_of_the_whole_training_process_tree():
 
     from locolab.eval.time_to_walk import tree_cpu_seconds
 
-    spin = "import time\nend = time.process_time() + 0.6\nwhile time.process_time() < end: pass\ntime.sleep(30)"
+    spin = SPIN_0_6_S + "time.sleep(30)"
     parent = subprocess.Popen([sys.executable, "-c", f"import subprocess, sys, time\n"
                                f"child = subprocess.Popen([sys.executable, '-c', {spin!r}])\n{spin}"])
     try:
@@ -85,13 +89,11 @@ def test_time_to_walk_keeps_counting_a_child_process_after_it_has_exited():
     """Simulation processes end before the trainer does: the report polled then must still hold their CPU time."""
     import subprocess
     import sys
-    import time
 
     from locolab.eval.time_to_walk import tree_cpu_seconds
 
-    spin = "import time\nend = time.process_time() + 0.6\nwhile time.process_time() < end: pass\n"
     parent = subprocess.Popen([sys.executable, "-c", f"import subprocess, sys, time\n"
-                               f"subprocess.run([sys.executable, '-c', {spin!r}])\n"
+                               f"subprocess.run([sys.executable, '-c', {SPIN_0_6_S!r}])\n"
                                f"print('child done', flush=True)\ntime.sleep(30)"],
                               stdout=subprocess.PIPE, text=True)
     try:
