@@ -114,7 +114,9 @@ def time_to_walk(train_args: list[str], log_root: Path, play_task: str, device: 
     log_file = open(log_root / "train.log", "w")
     start = time.time()
     process = subprocess.Popen(command, cwd=scripts.parent, stdout=log_file, stderr=subprocess.STDOUT)
-    report = {"train_command": command[1:], "walked": False, "evaluations": []}
+    # cores_used stays 0.0 until the tree's CPU time reads above zero (10 ms ticks: a trainer that has just started
+    # can read 0), and is not overwritten once the tree has exited and reads 0 again
+    report = {"train_command": command[1:], "walked": False, "evaluations": [], "cores_used": 0.0}
     try:
         _watch(process, report, start, log_root, play_task, device, max_minutes, scripts, poll_s)
     except KeyboardInterrupt:  # Ctrl-C ends the measurement, not the report
