@@ -39,14 +39,15 @@ def main() -> None:
     parser.add_argument("--num_substeps", type=int, default=None, help="default: the CPU training profile's")
     args = parser.parse_args()
 
-    from locolab.cpu_profile import CpuProfileCfg
+    from locolab.cpu_profile import CpuProfileCfg, set_profile_physics
     from locolab.envs import load_task_cfgs, open_env
     from locolab.envs.mdp import DynamicsRandomizationCfg
     from locolab.eval.metrics import diagonal_contact_agreement, lateral_contact_agreement, touchdown_rate
 
     task = "LocoLab-Velocity-Flat-Go2"
     env_cfg, _ = load_task_cfgs(task, num_envs=args.num_envs, device="cpu", seed=0)
-    env_cfg.sim.physics.num_substeps = args.num_substeps or CpuProfileCfg().num_substeps
+    set_profile_physics(env_cfg, CpuProfileCfg())
+    env_cfg.sim.physics.num_substeps = args.num_substeps or env_cfg.sim.physics.num_substeps
     env_cfg.events.push_robot = None
     env_cfg.events.dynamics.params["ranges"] = DynamicsRandomizationCfg(
         friction=(1.0, 1.0), added_base_mass=(0.0, 0.0), base_com_offset=((0.0, 0.0),) * 3,
@@ -77,6 +78,8 @@ def main() -> None:
         print(json.dumps({
             "frequency": args.frequency,
             "num_substeps": env_cfg.sim.physics.num_substeps,
+            "integrator": env_cfg.sim.physics.solver_cfg.integrator,
+            "solver_iterations": env_cfg.sim.physics.solver_cfg.iterations,
             "forward_velocity": sum(forward) / len(forward),
             "lateral_velocity": sum(lateral) / len(lateral),
             "falls": int(terminated.sum()),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from conftest import run_dirs, run_script
+from conftest import last_json, run_dirs, run_script
 
 from locolab.cpu_profile import CpuProfileCfg, apply_cpu_profile, effective_settings
 from locolab.envs import load_task_cfgs
@@ -26,11 +26,14 @@ def test_profile_sets_physics_rollout_and_ppo_and_keeps_the_control_rate():
     apply_cpu_profile(env_cfg, agent_cfg, profile)
     assert env_cfg.scene.num_envs == profile.num_envs
     assert env_cfg.sim.physics.num_substeps == profile.num_substeps
+    solver = env_cfg.sim.physics.solver_cfg
+    assert (solver.integrator, solver.iterations) == (profile.integrator, profile.solver_iterations)
     assert (env_cfg.sim.dt, env_cfg.decimation) == (profile.physics_dt, profile.decimation)
     assert env_cfg.sim.dt * env_cfg.decimation == pytest.approx(control_period)  # the policy still acts at 50 Hz
     assert env_cfg.scene.contact_forces.update_period == profile.physics_dt
     assert agent_cfg.num_steps_per_env == profile.num_steps_per_env
     assert agent_cfg.max_iterations == profile.max_iterations
+    assert agent_cfg.overlap_update == profile.overlap_update
     for name in ("learning_rate", "schedule", "desired_kl", "entropy_coef", "num_learning_epochs",
                  "num_mini_batches"):
         assert getattr(agent_cfg.algorithm, name) == getattr(profile, name), name
@@ -71,6 +74,7 @@ def test_roa_phases_take_their_iterations_and_regulariser_window(phase, iteratio
     apply_cpu_profile(env_cfg, agent_cfg, profile)
     assert agent_cfg.max_iterations == getattr(profile, iterations)
     assert tuple(agent_cfg.algorithm.reg_lambda_window) == tuple(profile.roa_reg_lambda_window)
+    assert not agent_cfg.overlap_update  # the adaptation module acts beside the actor: PPO-ROA updates in turn
     # the teacher's learning rate starts adaptive like PPO's; the student's is held at the teacher's last
     assert (agent_cfg.algorithm.schedule, agent_cfg.algorithm.learning_rate) == (
         (profile.schedule, profile.learning_rate) if phase == "train" else ("fixed", profile.roa_finetune_learning_rate))
@@ -130,7 +134,8 @@ def test_effective_settings_read_the_configs_after_overrides():
 def test_a_cpu_run_applies_prints_and_saves_the_profile_with_overrides_applied_last(tmp_path):
     result = run_script("train.py", "--device", "cpu", "--num_envs", "8", "--max_iterations", "1", "--seed", "1",
                         "--log_root", str(tmp_path), "agent.algorithm.learning_rate=3e-4",
-                        "env.commands.base_velocity.ranges.lin_vel_x=[-0.5,0.5]")
+                        "env.commands.base_velocity.ranges.lin_vel_x=[-0.5,0.5]",
+                        "env.sim.physics.solver_cfg.iterations=3")
     assert result.returncode == 0, result.stderr[-3000:]
     assert "[LocoLab] CPU training profile" in result.stdout
     (run,) = run_dirs(tmp_path)
@@ -139,12 +144,30 @@ def test_a_cpu_run_applies_prints_and_saves_the_profile_with_overrides_applied_l
     assert saved["num_envs"] == 8 and saved["learning_rate"] == 3e-4  # the flag and the override won
     assert saved["num_substeps"] == profile.num_substeps and saved["physics_dt"] == profile.physics_dt
     assert saved["sim_processes"] == profile.sim_processes
+    assert (saved["integrator"], saved["solver_iterations"]) == (profile.integrator, 3)
+    assert saved["overlap_update"] == profile.overlap_update
+    # a solver capped at 3 iterations reaches its cap in some worlds; MuJoCo-Warp's line per world is turned off
+    assert "solver iterations limit reached" not in result.stdout + result.stderr
     env = yaml.unsafe_load((run / "params" / "env.yaml").read_text())
     agent = yaml.unsafe_load((run / "params" / "agent.yaml").read_text())
     assert env["sim"]["physics"]["num_substeps"] == profile.num_substeps and env["decimation"] == profile.decimation
     assert list(env["commands"]["base_velocity"]["ranges"]["lin_vel_x"]) == [-0.5, 0.5]
     assert agent["algorithm"]["learning_rate"] == 3e-4
     assert agent["num_steps_per_env"] == profile.num_steps_per_env
+
+
+@pytest.mark.slow
+def test_the_profiles_euler_integrator_steps_the_robot_exactly_as_isaac_labs_implicit_one():
+    """Explicit actuator torques and no joint damping leave the implicit integrator nothing to integrate: the cheaper
+    Euler step is the same physics (what ``CpuProfileCfg.integrator`` relies on)."""
+    assert CpuProfileCfg().integrator == "euler"
+    runs = {}
+    for integrator in ("euler", "implicitfast"):
+        result = run_script("tests/probe_integrator.py", "--integrator", integrator)
+        assert result.returncode == 0, result.stderr[-3000:]
+        runs[integrator] = last_json(result.stdout)["states"]
+    assert len(runs["euler"]) == 5
+    assert runs["euler"] == runs["implicitfast"]  # bit for bit, over 250 random actions with falls and resets
 
 
 @pytest.mark.slow

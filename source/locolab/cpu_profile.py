@@ -101,6 +101,20 @@ class CpuProfileCfg:
     (sim2sim.py), a simulator it did not train in."""
     decimation: int = 4
     """Physics steps per policy step: the policy acts every 20 ms, as on the robot."""
+    integrator: str = "euler"
+    """MuJoCo-Warp's integrator: Euler instead of Isaac Lab's implicit-fast, the same physics for this robot at less
+    cost. Isaac Lab's DC-motor actuators are explicit torques and the joints have no passive damping, so the implicit
+    integrator's velocity derivatives are zero: 8 robots under the same 250 random actions went through bit-identical
+    joint positions with either (``tests/test_cpu_profile.py``). Random actions at 256 environments (one process,
+    alternating runs, 2026-11-28): 3743-4014 steps/s against 3331-3701 (about 1.09x)."""
+    solver_iterations: int = 100
+    """Cap on the constraint solver's Newton iterations: Isaac Lab's; the 1e-6 tolerance ends the solve after about 4
+    (846 iterations in 200 physics steps at 256 environments). A cap of 3 is not the same physics: with it (and Euler)
+    random actions ran 4082-4247 steps/s (1.17x of the implicit-fast profile), but ``make train``'s recipe (seed 42,
+    700 iterations in 33 minutes) did not walk in the checks' physics: iteration 699 forward 0.43 m/s, error 0.194;
+    turning error 0.491, one fall. In its own physics it passed forward (0.48 m/s, error 0.106) and still failed
+    turning (error 0.514). A cap below 100 turns off MuJoCo-Warp's per-world warning at the cap
+    (:mod:`locolab.envs.solver_warnings`)."""
     tracking_reward_scale: float = 2.0
     """Multiplies the velocity-tracking rewards (``track_lin_vel_xy_exp``, ``track_ang_vel_z_exp``: 1.5 and 0.75 in
     Isaac Lab's Go2 config, 3.0 and 1.5 here). With the stock weights the first walking CPU policy took 1186
@@ -124,6 +138,9 @@ class CpuProfileCfg:
     (every walking check passed). PPO-ROA teachers mirrored throughout did not turn in place (0.00 and 0.06 rad/s)."""
     num_steps_per_env: int = 24
     """Rollout length per environment (the stock 24)."""
+    overlap_update: bool = False
+    """PPO (not PPO-ROA, not the recurrent actor) updates on the previous rollout while the next is collected
+    (agent ``overlap_update``, :mod:`locolab.runners.overlapped_update`)."""
     learning_rate: float = 1.0e-3
     schedule: str = "adaptive"
     desired_kl: float = 0.01
@@ -232,6 +249,14 @@ def set_physics_step(env_cfg, dt: float, decimation: int) -> None:
         env_cfg.scene.height_scanner.update_period = dt * decimation
 
 
+def set_profile_physics(env_cfg, profile: CpuProfileCfg) -> None:
+    """The profile's physics: substeps, physics step and decimation, integrator and solver iterations."""
+    env_cfg.sim.physics.num_substeps = profile.num_substeps
+    solver = env_cfg.sim.physics.solver_cfg
+    solver.integrator, solver.iterations = profile.integrator, profile.solver_iterations
+    set_physics_step(env_cfg, profile.physics_dt, profile.decimation)
+
+
 TRACKING_TERMS = ("track_lin_vel_xy_exp", "track_ang_vel_z_exp")
 """Isaac Lab's velocity-tracking rewards (linear, yaw)."""
 FINE_TRACKING_TERMS = dict(zip(("track_lin_vel_xy_fine", "track_ang_vel_z_fine"), TRACKING_TERMS))
@@ -256,6 +281,8 @@ def effective_settings(env_cfg, agent_cfg) -> dict:
         "num_substeps": env_cfg.sim.physics.num_substeps,
         "physics_dt": env_cfg.sim.dt,
         "decimation": env_cfg.decimation,
+        "integrator": env_cfg.sim.physics.solver_cfg.integrator,
+        "solver_iterations": env_cfg.sim.physics.solver_cfg.iterations,
         "tracking_reward_weights": [getattr(env_cfg.rewards, term).weight for term in TRACKING_TERMS],
         "fine_tracking_rewards": {name: [term.weight, term.params["std"]] for name in FINE_TRACKING_TERMS
                                   if (term := getattr(env_cfg.rewards, name, None)) is not None},
@@ -276,6 +303,7 @@ def effective_settings(env_cfg, agent_cfg) -> dict:
         return settings
     settings.update({name: getattr(algorithm, name) for name in PPO_SETTINGS})
     settings["update_precision"] = agent_cfg.update_precision
+    settings["overlap_update"] = agent_cfg.overlap_update
     noise = getattr(agent_cfg, "action_noise_schedule", None)
     if noise is not None and noise.end > noise.start:
         settings["action_noise_schedule"] = noise.to_dict()
@@ -296,8 +324,7 @@ def apply_cpu_profile(env_cfg, agent_cfg, profile: CpuProfileCfg, num_envs_given
     """
     if not num_envs_given:
         env_cfg.scene.num_envs = profile.num_envs
-    env_cfg.sim.physics.num_substeps = profile.num_substeps
-    set_physics_step(env_cfg, profile.physics_dt, profile.decimation)
+    set_profile_physics(env_cfg, profile)
     for term in TRACKING_TERMS:
         getattr(env_cfg.rewards, term).weight *= profile.tracking_reward_scale
     add_fine_tracking(env_cfg, profile.fine_tracking_weights, profile.fine_tracking_std)
@@ -330,6 +357,7 @@ def apply_cpu_profile(env_cfg, agent_cfg, profile: CpuProfileCfg, num_envs_given
         agent_cfg.algorithm.symmetry_cfg = RslRlSymmetryCfg(use_data_augmentation=True,
                                                             data_augmentation_func=compute_symmetric_states)
     agent_cfg.num_steps_per_env = profile.num_steps_per_env
+    agent_cfg.overlap_update = profile.overlap_update and not is_roa and agent_cfg.actor.class_name != "RNNModel"
     algorithm = agent_cfg.algorithm
     for name in PPO_SETTINGS:
         setattr(algorithm, name, getattr(profile, name))

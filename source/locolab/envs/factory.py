@@ -14,6 +14,7 @@ import gymnasium as gym
 import torch
 
 from .asset_check import check_assets_offline
+from .solver_warnings import quiet_capped_solver
 
 CPU_NUM_ENVS = 64
 """Environments used on a CPU when the caller does not say: the GPU default (4096) would crawl on 2 cores."""
@@ -99,6 +100,7 @@ def open_env(task: str, env_cfg) -> Iterator[gym.Env]:
 
     with launch_simulation(env_cfg, {"device": env_cfg.sim.device, "headless": True}):
         env = gym.make(task, cfg=env_cfg)
+        quiet_capped_solver(env_cfg)
         try:
             yield env
         finally:

@@ -59,6 +59,8 @@ def periodic_evaluation(task: str, env_cfg, agent_cfg):
     eval_task = play_variant(task)
     eval_cfg, _ = load_task_cfgs(eval_task, num_envs=cfg.num_envs, device=env_cfg.sim.device, seed=cfg.seed)
     eval_cfg.sim.physics.num_substeps = env_cfg.sim.physics.num_substeps  # the physics the policy trains in
+    for name in ("integrator", "iterations"):
+        setattr(eval_cfg.sim.physics.solver_cfg, name, getattr(env_cfg.sim.physics.solver_cfg, name))
     set_physics_step(eval_cfg, env_cfg.sim.dt, env_cfg.decimation)
     env = SubprocessVecEnv(eval_task, eval_cfg, 1, clip_actions=agent_cfg.clip_actions)
     try:
