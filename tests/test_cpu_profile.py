@@ -33,7 +33,6 @@ def test_profile_sets_physics_rollout_and_ppo_and_keeps_the_control_rate():
     assert env_cfg.scene.contact_forces.update_period == profile.physics_dt
     assert agent_cfg.num_steps_per_env == profile.num_steps_per_env
     assert agent_cfg.max_iterations == profile.max_iterations
-    assert agent_cfg.overlap_update == profile.overlap_update
     for name in ("learning_rate", "schedule", "desired_kl", "entropy_coef", "num_learning_epochs",
                  "num_mini_batches"):
         assert getattr(agent_cfg.algorithm, name) == getattr(profile, name), name
@@ -74,7 +73,6 @@ def test_roa_phases_take_their_iterations_and_regulariser_window(phase, iteratio
     apply_cpu_profile(env_cfg, agent_cfg, profile)
     assert agent_cfg.max_iterations == getattr(profile, iterations)
     assert tuple(agent_cfg.algorithm.reg_lambda_window) == tuple(profile.roa_reg_lambda_window)
-    assert not agent_cfg.overlap_update  # the adaptation module acts beside the actor: PPO-ROA updates in turn
     # the teacher's learning rate starts adaptive like PPO's; the student's is held at the teacher's last
     assert (agent_cfg.algorithm.schedule, agent_cfg.algorithm.learning_rate) == (
         (profile.schedule, profile.learning_rate) if phase == "train" else ("fixed", profile.roa_finetune_learning_rate))
@@ -145,7 +143,6 @@ def test_a_cpu_run_applies_prints_and_saves_the_profile_with_overrides_applied_l
     assert saved["num_substeps"] == profile.num_substeps and saved["physics_dt"] == profile.physics_dt
     assert saved["sim_processes"] == profile.sim_processes
     assert (saved["integrator"], saved["solver_iterations"]) == (profile.integrator, 3)
-    assert saved["overlap_update"] == profile.overlap_update
     # a solver capped at 3 iterations reaches its cap in some worlds; MuJoCo-Warp's line per world is turned off
     assert "solver iterations limit reached" not in result.stdout + result.stderr
     env = yaml.unsafe_load((run / "params" / "env.yaml").read_text())

@@ -106,11 +106,12 @@ class CpuProfileCfg:
     cost. Isaac Lab's DC-motor actuators are explicit torques and the joints have no passive damping, so the implicit
     integrator's velocity derivatives are zero: 8 robots under the same 250 random actions went through bit-identical
     joint positions with either (``tests/test_cpu_profile.py``). Random actions at 256 environments (one process,
-    alternating runs, 2026-11-28): 3743-4014 steps/s against 3331-3701 (about 1.09x)."""
+    2026-11-28): 1.04-1.05x in three alternating pairs (3605-3744 against 3463-3592 steps/s); the benchmark's PPO
+    against stock 2.40x (2 repeats) against 2.38x with implicit-fast (1 repeat): inside its noise."""
     solver_iterations: int = 100
     """Cap on the constraint solver's Newton iterations: Isaac Lab's; the 1e-6 tolerance ends the solve after about 4
     (846 iterations in 200 physics steps at 256 environments). A cap of 3 is not the same physics: with it (and Euler)
-    random actions ran 4082-4247 steps/s (1.17x of the implicit-fast profile), but ``make train``'s recipe (seed 42,
+    random actions ran 4082-4247 steps/s (about 1.17x of the implicit-fast profile's 3331-3701), but ``make train``'s recipe (seed 42,
     700 iterations in 33 minutes) did not walk in the checks' physics: iteration 699 forward 0.43 m/s, error 0.194;
     turning error 0.491, one fall. In its own physics it passed forward (0.48 m/s, error 0.106) and still failed
     turning (error 0.514). A cap below 100 turns off MuJoCo-Warp's per-world warning at the cap
@@ -138,9 +139,6 @@ class CpuProfileCfg:
     (every walking check passed). PPO-ROA teachers mirrored throughout did not turn in place (0.00 and 0.06 rad/s)."""
     num_steps_per_env: int = 24
     """Rollout length per environment (the stock 24)."""
-    overlap_update: bool = False
-    """PPO (not PPO-ROA, not the recurrent actor) updates on the previous rollout while the next is collected
-    (agent ``overlap_update``, :mod:`locolab.runners.overlapped_update`)."""
     learning_rate: float = 1.0e-3
     schedule: str = "adaptive"
     desired_kl: float = 0.01
@@ -303,7 +301,6 @@ def effective_settings(env_cfg, agent_cfg) -> dict:
         return settings
     settings.update({name: getattr(algorithm, name) for name in PPO_SETTINGS})
     settings["update_precision"] = agent_cfg.update_precision
-    settings["overlap_update"] = agent_cfg.overlap_update
     noise = getattr(agent_cfg, "action_noise_schedule", None)
     if noise is not None and noise.end > noise.start:
         settings["action_noise_schedule"] = noise.to_dict()
@@ -357,7 +354,6 @@ def apply_cpu_profile(env_cfg, agent_cfg, profile: CpuProfileCfg, num_envs_given
         agent_cfg.algorithm.symmetry_cfg = RslRlSymmetryCfg(use_data_augmentation=True,
                                                             data_augmentation_func=compute_symmetric_states)
     agent_cfg.num_steps_per_env = profile.num_steps_per_env
-    agent_cfg.overlap_update = profile.overlap_update and not is_roa and agent_cfg.actor.class_name != "RNNModel"
     algorithm = agent_cfg.algorithm
     for name in PPO_SETTINGS:
         setattr(algorithm, name, getattr(profile, name))

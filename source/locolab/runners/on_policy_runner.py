@@ -26,9 +26,8 @@ are; its learning loop is restated around LocoLab's one rollout routine (the sam
   speeds the early gait, but a policy kept symmetric turned in place at half the commanded rate (measured in
   :mod:`locolab.cpu_profile`); a mirror loss that is only logged is measured on a sample of each minibatch
   (:mod:`~.logged_mirror_loss`: rsl_rl spends a full actor forward on it);
-- torch's thread count can differ between collection and the update (``threads``, :mod:`~.torch_threads`), the
-  update's matrix products can run in bfloat16 (``update_precision``, :mod:`~.update_precision`), and PPO's update
-  can run while the next rollout is collected (``overlap_update``, :mod:`~.overlapped_update`);
+- torch's thread count can differ between collection and the update (``threads``, :mod:`~.torch_threads`), and the
+  update's matrix products can run in bfloat16 (``update_precision``, :mod:`~.update_precision`);
 - an algorithm's ``log_scalars`` (e.g. PPO-ROA's lambda, phase and latent errors) go to TensorBoard each iteration;
 - episode metrics (:mod:`locolab.eval.metrics`: tracking errors, falls, time-outs, every reward term) of the episodes
   that finished in each rollout go to TensorBoard as ``rollout/<metric>``, and every ``evaluation.interval``
@@ -59,7 +58,6 @@ from .action_noise_schedule import action_std_ceiling, cap_action_std, hold_lear
 from .entropy_schedule import scheduled_entropy
 from .logged_mirror_loss import LoggedMirrorLoss
 from .nonfinite import NonFiniteCounter, NonFiniteUpdateError, UpdateGuard
-from .overlapped_update import OverlappedUpdate, check_overlap_supported
 from .tolerant_writer import DiskTolerantWriter
 from .torch_threads import torch_threads
 from .update_precision import update_precision
@@ -82,10 +80,6 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
         super().__init__(env, train_cfg, log_dir, device)
         if self.alg.symmetry is not None:
             self.alg.symmetry = LoggedMirrorLoss.replacing(self.alg.symmetry)
-        if self.cfg.get("overlap_update"):
-            check_overlap_supported(self.alg, self.is_distributed)
-        self.overlap: OverlappedUpdate | None = None
-        """The acting copy and background update while ``learn`` runs with ``overlap_update``."""
 
     def save(self, path: str, infos: dict | None = None) -> bool:
         """Write a checkpoint atomically; False (and one line on stderr) when the file system refuses it."""
@@ -226,70 +220,28 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
 
     @contextlib.contextmanager
     def _collection(self):
-        """What collection needs for the length of ``learn``: the observation the next rollout starts from and, with
-        ``overlap_update``, the acting copy that collects while the learner updates."""
+        """What collection needs for the length of ``learn``: here the observation the next rollout starts from."""
         self._obs = self.env.get_observations().to(self.device)
-        if not self.cfg.get("overlap_update"):
-            yield
-            return
-        self.overlap = OverlappedUpdate(self.alg)
-        try:
-            yield
-        finally:
-            self.overlap.close()
-            self.overlap = None
-
-    def _acting(self):
-        """The algorithm whose policy collects: the acting copy when the update overlaps collection."""
-        return self.overlap.acting if self.overlap is not None else self.alg
-
-    def _collect(self, alg, act=None) -> None:
-        """One rollout into ``alg``'s storage, acting with ``act`` (default: ``alg.act``), then its returns (GAE)
-        from the last observation."""
-        with torch.inference_mode():
-            self._obs = rollout(self.env, act or alg.act, self.cfg["num_steps_per_env"], self._obs, self.metrics,
-                                on_step=self._process_env_step, device=self.device)
-            alg.compute_returns(self._obs)
-
-    def _update(self, it: int) -> dict:
-        """The update of the learner's storage (with the state before it kept by the non-finite guard)."""
-        self._schedule_entropy(it)
-        self.guard.before_update()
-        with update_precision(self.cfg.get("update_precision", "float32"), self.device):
-            return self.alg.update()
+        yield
 
     def _iterate(self, it: int) -> tuple[float, float, dict]:
-        """One PPO iteration: a rollout into rsl_rl's storage, GAE, the update. Returns the collection and learning
-        seconds and the losses. With ``overlap_update`` the update of the previous rollout runs while this one is
-        collected (:mod:`~.overlapped_update`); learning seconds are then the wait for it after collection."""
+        """One PPO iteration: a rollout into rsl_rl's storage, GAE, the update (with the state before it kept by the
+        non-finite guard). Returns the collection and learning seconds and the losses."""
         self._schedule_action_noise(it)
         self._schedule_symmetry(it)
-        if self.overlap is not None:
-            return self._iterate_overlapped(it)
         start = time.time()
-        with self._threads("collection"):
-            self._collect(self.alg)
+        with torch.inference_mode(), self._threads("collection"):
+            self._obs = rollout(self.env, self.alg.act, self.cfg["num_steps_per_env"], self._obs, self.metrics,
+                                on_step=self._process_env_step, device=self.device)
         collect_time = time.time() - start
         start = time.time()
         with self._threads("learning"):
-            loss_dict = self._update(it)
-        return collect_time, time.time() - start, loss_dict
-
-    def _iterate_overlapped(self, it: int) -> tuple[float, float, dict]:
-        """Update on the rollout collected last iteration while the acting copy, synced to the learner first,
-        collects the next one (with the updated weights once the update is done); the first iteration of a run (or of
-        a resume) collects one rollout more."""
-        start = time.time()
-        overlap = self.overlap
-        with self._threads("collection"):
-            overlap.sync()
-            if not overlap.collected:
-                self._collect(overlap.acting)
-            update = overlap.start_update(lambda: self._update(it))
-            self._collect(overlap.acting, overlap.act)
-        collect_time = time.time() - start
-        start = time.time()
-        loss_dict = update.result()
+            with torch.inference_mode():
+                self.alg.compute_returns(self._obs)
+            self._schedule_entropy(it)
+            self.guard.before_update()
+            with update_precision(self.cfg.get("update_precision", "float32"), self.device):
+                loss_dict = self.alg.update()
         return collect_time, time.time() - start, loss_dict
 
     def _threads(self, phase: str) -> contextlib.AbstractContextManager:
@@ -316,7 +268,7 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
         self.nonfinite.add(extras.get("nonfinite"))
         if self.cfg.get("check_for_nan", True):  # rsl_rl's check: after the environment's guard, a safety net
             check_nan(obs, rewards, dones)
-        self._acting().process_env_step(obs, rewards, dones, extras)
+        self.alg.process_env_step(obs, rewards, dones, extras)
         intrinsic = self.alg.intrinsic_rewards if self.cfg["algorithm"].get("rnd_cfg") else None
         self.logger.process_env_step(rewards, dones, extras, intrinsic)
 

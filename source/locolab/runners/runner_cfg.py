@@ -20,8 +20,5 @@ class LocoLabRunnerExtrasCfg:
     symmetry_until: int = 0
     """From this iteration on, minibatches are no longer mirrored (``algorithm.symmetry_cfg``); 0: never stop."""
     threads: TorchThreadsCfg = TorchThreadsCfg()
-    overlap_update: bool = False
-    """PPO updates on the previous rollout while the next is collected by the policy from before that update
-    (:mod:`.overlapped_update`); plain feed-forward PPO only."""
     update_precision: str = "float32"
     """Number format of the update's matrix products: ``float32`` or ``bfloat16`` (:mod:`.update_precision`)."""
