@@ -111,10 +111,10 @@ class CpuProfileCfg:
     solver_iterations: int = 100
     """Cap on the constraint solver's Newton iterations: Isaac Lab's; the 1e-6 tolerance ends the solve after about 4
     (846 iterations in 200 physics steps at 256 environments). A cap of 3 is not the same physics: with it (and Euler)
-    random actions ran 4082-4247 steps/s (about 1.17x of the implicit-fast profile's 3331-3701), but ``make train``'s recipe (seed 42,
-    700 iterations in 33 minutes) did not walk in the checks' physics: iteration 699 forward 0.43 m/s, error 0.194;
-    turning error 0.491, one fall. In its own physics it passed forward (0.48 m/s, error 0.106) and still failed
-    turning (error 0.514). A cap below 100 turns off MuJoCo-Warp's per-world warning at the cap
+    random actions ran 4082-4247 steps/s (about 1.17x of the implicit-fast profile's 3331-3701), but ``make train``'s
+    recipe (seed 42, 700 iterations in 33 minutes) did not walk in the checks' physics: iteration 699 forward 0.43 m/s,
+    error 0.194; turning error 0.491, one fall. In its own physics it passed forward (0.48 m/s, error 0.106) and still
+    failed turning (error 0.514). A cap below 100 turns off MuJoCo-Warp's per-world warning at the cap
     (:mod:`locolab.envs.solver_warnings`)."""
     tracking_reward_scale: float = 2.0
     """Multiplies the velocity-tracking rewards (``track_lin_vel_xy_exp``, ``track_ang_vel_z_exp``: 1.5 and 0.75 in
