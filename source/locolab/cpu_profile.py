@@ -247,12 +247,27 @@ def set_physics_step(env_cfg, dt: float, decimation: int) -> None:
         env_cfg.scene.height_scanner.update_period = dt * decimation
 
 
-def set_profile_physics(env_cfg, profile: CpuProfileCfg) -> None:
-    """The profile's physics: substeps, physics step and decimation, integrator and solver iterations."""
-    env_cfg.sim.physics.num_substeps = profile.num_substeps
+def set_physics(env_cfg, num_substeps: int, dt: float, decimation: int, integrator: str,
+                solver_iterations: int) -> None:
+    """Every physics setting the profile changes: substeps, physics step and decimation, integrator and solver
+    iterations."""
+    env_cfg.sim.physics.num_substeps = num_substeps
     solver = env_cfg.sim.physics.solver_cfg
-    solver.integrator, solver.iterations = profile.integrator, profile.solver_iterations
-    set_physics_step(env_cfg, profile.physics_dt, profile.decimation)
+    solver.integrator, solver.iterations = integrator, solver_iterations
+    set_physics_step(env_cfg, dt, decimation)
+
+
+def set_profile_physics(env_cfg, profile: CpuProfileCfg) -> None:
+    """The profile's physics (:func:`set_physics`)."""
+    set_physics(env_cfg, profile.num_substeps, profile.physics_dt, profile.decimation, profile.integrator,
+                profile.solver_iterations)
+
+
+def copy_physics(env_cfg, source_cfg) -> None:
+    """``source_cfg``'s physics (:func:`set_physics`) into ``env_cfg``: an evaluation in the physics of training."""
+    solver = source_cfg.sim.physics.solver_cfg
+    set_physics(env_cfg, source_cfg.sim.physics.num_substeps, source_cfg.sim.dt, source_cfg.decimation,
+                solver.integrator, solver.iterations)
 
 
 TRACKING_TERMS = ("track_lin_vel_xy_exp", "track_ang_vel_z_exp")

@@ -51,17 +51,14 @@ def periodic_evaluation(task: str, env_cfg, agent_cfg):
     if cfg is None or cfg.interval <= 0:
         yield None
         return
-    from locolab.cpu_profile import set_physics_step
+    from locolab.cpu_profile import copy_physics
     from locolab.envs import load_task_cfgs, play_variant
     from locolab.envs.multiprocess import SubprocessVecEnv
     from locolab.runners.build import wrap_for_agent
 
     eval_task = play_variant(task)
     eval_cfg, _ = load_task_cfgs(eval_task, num_envs=cfg.num_envs, device=env_cfg.sim.device, seed=cfg.seed)
-    eval_cfg.sim.physics.num_substeps = env_cfg.sim.physics.num_substeps  # the physics the policy trains in
-    for name in ("integrator", "iterations"):
-        setattr(eval_cfg.sim.physics.solver_cfg, name, getattr(env_cfg.sim.physics.solver_cfg, name))
-    set_physics_step(eval_cfg, env_cfg.sim.dt, env_cfg.decimation)
+    copy_physics(eval_cfg, env_cfg)  # the physics the policy trains in
     env = SubprocessVecEnv(eval_task, eval_cfg, 1, clip_actions=agent_cfg.clip_actions)
     try:
         yield PeriodicEvaluator(wrap_for_agent(env, agent_cfg), cfg)
