@@ -12,7 +12,9 @@ Writes <log_root>/<experiment>/<timestamp>_<run_name>/ with model_<it>.pt checkp
 events and params/{env,agent}.yaml. --resume continues a run's iteration count, optimizers and normalisers.
 
 On a CPU the CPU training profile (locolab.cpu_profile) is applied first and saved as params/cpu_profile.yaml;
---num_envs, --max_iterations and overrides (env.<path>=value, agent.<path>=value) are applied after it.
+--num_envs, --max_iterations and overrides (env.<path>=value, agent.<path>=value) are applied after it. On flat
+ground the profile trains on past its planned iterations until the final checkpoint passes the walking checks
+(locolab.runners.walking_gate; verdicts in walking_gate.json), unless --max_iterations is given.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import os
 import signal
 import sys
 from datetime import datetime
+from pathlib import Path
 
 DEFAULT_TASK = "LocoLab-Velocity-Flat-Go2"
 AGENTS = ("ppo", "ppo_rnn", "roa", "sac")
@@ -129,6 +132,7 @@ def train(argv: list[str] | None = None) -> int:
     from locolab.models.squashed_gaussian import ActionBoundsError
     from locolab.runners.nonfinite import NonFiniteUpdateError
     from locolab.runners.update_precision import check_update_precision
+    from locolab.runners.walking_gate import learn_until_walking, play_checks
     from locolab.tasks import AGENT_ENTRY_POINTS
 
     profile = None
@@ -199,8 +203,14 @@ def train(argv: list[str] | None = None) -> int:
         if settings is not None:
             dump_yaml(os.path.join(log_dir, "params", "cpu_profile.yaml"), settings)
         print(f"[LocoLab] Training {args.task} on {env_cfg.sim.device} with {env_cfg.scene.num_envs} envs: {log_dir}")
+        gate = getattr(agent_cfg, "walking_gate", None)
         try:
-            runner.learn(agent_cfg.max_iterations, init_at_random_ep_len=agent_cfg.init_at_random_ep_len)
+            if gate is not None and gate.extra_iterations > 0:
+                learn_until_walking(runner, agent_cfg.max_iterations, gate,
+                                    play_checks(args.task, env_cfg.sim.device, Path(__file__).resolve().parent),
+                                    init_at_random_ep_len=agent_cfg.init_at_random_ep_len)
+            else:
+                runner.learn(agent_cfg.max_iterations, init_at_random_ep_len=agent_cfg.init_at_random_ep_len)
         except TrainingInterrupted:
             return 130
         except NonFiniteUpdateError as error:

@@ -63,6 +63,19 @@ def test_explicit_environment_count_and_iterations_win_over_the_profile():
     env_cfg.scene.num_envs, agent_cfg.max_iterations = 8, 3
     apply_cpu_profile(env_cfg, agent_cfg, CpuProfileCfg(), num_envs_given=True, max_iterations_given=True)
     assert (env_cfg.scene.num_envs, agent_cfg.max_iterations) == (8, 3)
+    assert agent_cfg.walking_gate.extra_iterations == 0  # --max_iterations N trains exactly N
+
+
+@pytest.mark.parametrize(("task", "agent", "phase"), [(TASK, "ppo", "train"), (TASK, "roa", "finetune"),
+                                                      ("LocoLab-Velocity-Rough-Go2", "ppo", "train")])
+def test_on_flat_ground_the_profile_trains_on_until_the_final_checkpoint_walks(task, agent, phase):
+    env_cfg, agent_cfg = load_task_cfgs(task, AGENT_ENTRY_POINTS[(agent, phase)], device="cpu")
+    assert agent_cfg.walking_gate.extra_iterations == 0  # the GPU defaults: no gate
+    profile = CpuProfileCfg()
+    apply_cpu_profile(env_cfg, agent_cfg, profile)
+    flat = task == TASK  # the walking checks are flat-ground ones
+    assert agent_cfg.walking_gate.extra_iterations == (profile.walking_gate_extra_iterations if flat else 0)
+    assert ("walking_gate" in effective_settings(env_cfg, agent_cfg)) == flat
 
 
 @pytest.mark.parametrize(("phase", "iterations"), [("train", "roa_train_iterations"),

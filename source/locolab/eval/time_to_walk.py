@@ -57,11 +57,12 @@ def play_summary(checkpoint: Path, command: tuple[float, float, float], task: st
     raise RuntimeError(f"play.py printed no summary for {checkpoint}")
 
 
-def evaluate_walking(checkpoint: Path, task: str, device: str, scripts: Path) -> tuple[bool, list[dict]]:
-    """Play ``checkpoint`` under each walking check in turn; stop at the first failure."""
+def evaluate_walking(checkpoint: Path, task: str, device: str, scripts: Path,
+                     seed: int = 0) -> tuple[bool, list[dict]]:
+    """Play ``checkpoint`` under each walking check in turn (play seed ``seed``); stop at the first failure."""
     results = []
     for check in WALKING_CHECKS:
-        summary = play_summary(checkpoint, check.command, task, device, scripts)
+        summary = play_summary(checkpoint, check.command, task, device, scripts, seed)
         failures = check.failures(summary)
         results.append({"check": check.name, "command": list(check.command), "failures": failures,
                         **{key: summary.get(key) for key in ("mean_forward_velocity", "mean_speed",

@@ -9,6 +9,7 @@ from .action_noise_schedule import ActionNoiseScheduleCfg
 from .entropy_schedule import EntropyScheduleCfg
 from .nonfinite import NonFiniteCfg
 from .torch_threads import TorchThreadsCfg
+from .walking_gate import WalkingGateCfg
 
 
 @configclass
@@ -22,3 +23,5 @@ class LocoLabRunnerExtrasCfg:
     threads: TorchThreadsCfg = TorchThreadsCfg()
     update_precision: str = "float32"
     """Number format of the update's matrix products: ``float32`` or ``bfloat16`` (:mod:`.update_precision`)."""
+    walking_gate: WalkingGateCfg = WalkingGateCfg()
+    """Training past ``max_iterations`` until the final checkpoint walks (:mod:`.walking_gate`); off unless set."""

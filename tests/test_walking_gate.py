@@ -1,0 +1,79 @@
+"""Training until the final checkpoint walks (locolab.runners.walking_gate): the planned iterations, then checks and
+more chunks of training until one passes or the cap is reached; every verdict lands in walking_gate.json."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import scalars_of_a_short_training
+
+from locolab.runners.walking_gate import REPORT_NAME, WalkingGateCfg, learn_until_walking
+
+
+class CountingRunner:
+    """Stands in for the runner: ``learn`` runs iterations from ``current_learning_iteration`` (rsl_rl's count) and
+    writes the last one's checkpoint, as the on-policy runner does."""
+
+    def __init__(self, log_dir: Path) -> None:
+        self.logger = type("Logger", (), {"log_dir": str(log_dir)})()
+        self.current_learning_iteration = 0
+        self.learned: list[range] = []
+
+    def learn(self, num_learning_iterations: int, init_at_random_ep_len: bool = False) -> None:
+        start = self.current_learning_iteration
+        self.learned.append(range(start, start + num_learning_iterations))
+        self.current_learning_iteration = start + num_learning_iterations - 1
+        (Path(self.logger.log_dir) / f"model_{self.current_learning_iteration}.pt").write_text("weights")
+
+
+def walks_from(first_walking: int, played: list):
+    """A stand-in for the play checks: the checkpoints from ``first_walking`` on walk."""
+    def evaluate(checkpoint: Path, seed: int) -> tuple[bool, list[dict]]:
+        assert checkpoint.exists()
+        iteration = int(checkpoint.stem.split("_")[1])
+        played.append((iteration, seed))
+        walked = iteration >= first_walking
+        return walked, [{"check": "forward", "failures": [] if walked else ["forward: mean_forward_velocity 0.28"]}]
+    return evaluate
+
+
+def test_a_run_that_walks_at_its_planned_end_is_checked_once_and_stops(tmp_path):
+    runner, played = CountingRunner(tmp_path), []
+    report = learn_until_walking(runner, 700, WalkingGateCfg(extra_iterations=500), walks_from(0, played))
+    assert runner.learned == [range(0, 700)]
+    assert played == [(699, WalkingGateCfg().play_seed)]
+    assert report["walked"] and json.loads((tmp_path / REPORT_NAME).read_text()) == report
+
+
+def test_a_run_that_does_not_walk_trains_on_in_chunks_continuing_the_iteration_count(tmp_path, capsys):
+    runner, played = CountingRunner(tmp_path), []
+    report = learn_until_walking(runner, 700, WalkingGateCfg(extra_iterations=500, chunk=50), walks_from(790, played))
+    assert runner.learned == [range(0, 700), range(700, 750), range(750, 800)]
+    assert [iteration for iteration, _ in played] == [699, 749, 799]
+    assert report["walked"] and [e["walked"] for e in report["evaluations"]] == [False, False, True]
+    assert "Walking gate, iteration 699: does not walk (forward: mean_forward_velocity 0.28)" in capsys.readouterr().out
+
+
+def test_training_stops_at_the_cap_and_the_report_says_it_did_not_walk(tmp_path):
+    runner, played = CountingRunner(tmp_path), []
+    report = learn_until_walking(runner, 10, WalkingGateCfg(extra_iterations=25, chunk=10), walks_from(10**6, played))
+    assert runner.learned == [range(0, 10), range(10, 20), range(20, 30), range(30, 35)]  # the last chunk is cut
+    assert runner.current_learning_iteration == 9 + 25
+    assert [iteration for iteration, _ in played] == [9, 19, 29, 34]
+    assert not json.loads((tmp_path / REPORT_NAME).read_text())["walked"]
+
+
+@pytest.mark.slow
+def test_train_py_plays_its_final_checkpoints_and_trains_on_while_they_do_not_walk(tmp_path):
+    run, events = scalars_of_a_short_training(tmp_path, "agent.walking_gate.extra_iterations=2",
+                                              "agent.walking_gate.chunk=2")
+    report = json.loads((run / REPORT_NAME).read_text())
+    # a policy of 3 iterations does not walk: played at its planned end (2), trained 2 more, played again (4)
+    assert not report["walked"] and [e["iteration"] for e in report["evaluations"]] == [2, 4]
+    first_check = report["evaluations"][0]["checks"][0]
+    assert first_check["check"] == "forward" and first_check["failures"]
+    assert [event.step for event in events.Scalars("Loss/surrogate")] == [0, 1, 2, 3, 4]
+    assert (run / "model_4.pt").is_file()
