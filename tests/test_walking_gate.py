@@ -57,13 +57,14 @@ def test_a_run_that_does_not_walk_trains_on_in_chunks_continuing_the_iteration_c
     assert "Walking gate, iteration 699: does not walk (forward: mean_forward_velocity 0.28)" in capsys.readouterr().out
 
 
-def test_training_stops_at_the_cap_and_the_report_says_it_did_not_walk(tmp_path):
+def test_training_stops_at_the_cap_and_says_that_it_did_not_walk(tmp_path, capsys):
     runner, played = CountingRunner(tmp_path), []
     report = learn_until_walking(runner, 10, WalkingGateCfg(extra_iterations=25, chunk=10), walks_from(10**6, played))
     assert runner.learned == [range(0, 10), range(10, 20), range(20, 30), range(30, 35)]  # the last chunk is cut
     assert runner.current_learning_iteration == 9 + 25
     assert [iteration for iteration, _ in played] == [9, 19, 29, 34]
-    assert not json.loads((tmp_path / REPORT_NAME).read_text())["walked"]
+    assert not json.loads((tmp_path / REPORT_NAME).read_text())["walked"] and not report["walked"]
+    assert "no final checkpoint walked by iteration 34 (25 past the planned ones)" in capsys.readouterr().out
 
 
 @pytest.mark.slow

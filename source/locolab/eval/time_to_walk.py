@@ -7,8 +7,11 @@ training process to the checkpoint's write; evaluation runs beside training, at 
 not counted. When a checkpoint walks, training is stopped with SIGINT (it saves and exits). The report's
 ``cores_used`` is the training process tree's CPU time (trainer and simulation processes, not the evaluations) over
 its wall time, sampled at each poll: 1.0 is one core busy. Ctrl-C (SIGINT) stops training the same way and still
-returns the report so far, marked ``interrupted``. The caller names the folder holding ``train.py`` and ``play.py``
-(they are scripts of the checkout, not part of the installed package); they run with the checkout as working folder.
+returns the report so far, marked ``interrupted``. On flat ground a CPU training without ``--max_iterations`` has
+train.py's walking gate (:mod:`locolab.runners.walking_gate`): past its planned iterations it pauses to play its own
+checks, and those pauses count in the minutes (and its plays in ``cores_used``), as they do for a user. The caller
+names the folder holding ``train.py`` and ``play.py`` (they are scripts of the checkout, not part of the installed
+package); they run with the checkout as working folder.
 """
 
 from __future__ import annotations

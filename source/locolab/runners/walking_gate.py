@@ -59,6 +59,10 @@ def learn_until_walking(runner, iterations: int, cfg: WalkingGateCfg, evaluate: 
         print(f"[LocoLab] Walking gate, iteration {iteration}: "
               f"{'walks' if walked else 'does not walk (' + '; '.join(failures) + ')'}", flush=True)
         if walked or iteration >= last_allowed:
+            if not walked:
+                print(f"[LocoLab] Walking gate: no final checkpoint walked by iteration {iteration} "
+                      f"({cfg.extra_iterations} past the planned ones); the verdicts are in {run_dir / REPORT_NAME}",
+                      flush=True)
             return report
         runner.current_learning_iteration = iteration + 1
         runner.learn(min(cfg.chunk, last_allowed - iteration))
