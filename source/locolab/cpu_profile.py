@@ -230,10 +230,10 @@ class CpuProfileCfg:
     final checkpoint passes the walking checks, at most this many more (agent ``walking_gate``,
     :mod:`locolab.runners.walking_gate`); not when ``--max_iterations`` is given. The recipe's iteration 699 walked in
     2 of the 4 ``make train`` runs played there on this physics with the fine weights (1.0, 0.5), and in the one run
-    at (2.0, 1.0). Measured with the gate at (1.0, 0.5) (seed 42, 2026-11-28): 699
-    failed forward (0.39 m/s, error 0.200); the error fell to 0.151 at 999 and passed at 1049 (0.45 m/s, 0.149), where
-    turning failed (error 0.462); 1099-1199 fell back (1199: 0.38 m/s, error 0.189). 67 minutes in all, no walking
-    checkpoint: the gate gives a run more chances, not a guarantee."""
+    at (2.0, 1.0). Measured with the gate at (1.0, 0.5) (seed 42, 2026-11-28): 699 failed forward (0.39 m/s, error
+    0.200); the error fell to 0.151 at 999 and passed at 1049 (0.45 m/s, 0.149), where turning failed (error 0.462);
+    1099-1199 fell back (1199: 0.38 m/s, error 0.189). 67 minutes in all, no walking checkpoint: the gate gives a run
+    more chances, not a guarantee."""
     sac: SacCpuProfileCfg = SacCpuProfileCfg()
     robustness_curriculum: bool = True
     """Start from the nominal robot without pushes and widen the randomised dynamics and the pushes to the task's
@@ -403,9 +403,9 @@ def apply_cpu_profile(env_cfg, agent_cfg, profile: CpuProfileCfg, num_envs_given
         noise.start, noise.end = profile.action_noise_window
         noise.final, noise.learning_rate = profile.action_noise_final, profile.action_noise_learning_rate
     agent_cfg.symmetry_until = profile.roa_finetune_symmetry_until if finetune else profile.symmetry_until
-    if not max_iterations_given and env_cfg.scene.terrain.terrain_type == "plane":  # the checks are flat-ground ones
-        agent_cfg.walking_gate.extra_iterations = profile.walking_gate_extra_iterations
     if not max_iterations_given:
+        if env_cfg.scene.terrain.terrain_type == "plane":  # the walking checks are flat-ground ones
+            agent_cfg.walking_gate.extra_iterations = profile.walking_gate_extra_iterations
         if not is_roa:
             agent_cfg.max_iterations = profile.max_iterations
         elif finetune:

@@ -1,8 +1,9 @@
 """Train until the final checkpoint walks: the planned iterations, then the walking checks on the last checkpoint and,
 while it fails them, more training in chunks, each chunk's last checkpoint checked again, up to a cap.
 
-Why: the CPU recipe walks in most runs but not in all of them (one ``make train`` in five ended at 0.28 m/s under a
-0.5 m/s command), and a user who runs ``make train`` should end with a walking policy, training as long as that takes.
+Why: the CPU recipe does not walk in every run (two ``make train`` runs of 2026-11-28 ended at 0.28 and 0.39 m/s under
+a 0.5 m/s command), and a user who runs ``make train`` should end with a walking policy, training as long as that
+takes.
 The checks are :data:`locolab.eval.walking.WALKING_CHECKS`, played by ``play.py --command`` exactly as the README's
 checks are, but with another play seed (:attr:`WalkingGateCfg.play_seed`): the README's checks (play seed 0) stay a
 measurement on robots, commands and initial states the gate did not select on.
