@@ -32,6 +32,10 @@ time (1.0 = one core busy).
 
 ``--time_to_walk`` trains instead (locolab.eval.time_to_walk): every checkpoint, as it is written, is played under the
 fixed commands of locolab.eval.walking; the JSON reports the wall-clock minutes and samples to the first that walks.
+With ``--run`` it trains nothing: a finished run's checkpoints (e.g. from a lent GPU, played here on the CPU) are
+played in order from ``--first_iteration``, and the minutes are its training time, read from its TensorBoard events.
+
+    python scripts/benchmark.py --time_to_walk --device cpu --run logs/gpu_h200/locolab_go2_flat/<run> --first_iteration 200
 """
 
 from __future__ import annotations
@@ -78,6 +82,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--max_minutes", type=float, default=180.0, help="--time_to_walk: give up after this long")
     parser.add_argument("--train_args", default="", help="--time_to_walk: more train.py arguments, one string")
     parser.add_argument("--log_root", default="logs/time_to_walk", help="--time_to_walk: where the run goes")
+    parser.add_argument("--run", default=None, help="--time_to_walk: a finished run directory to measure instead of "
+                        "training one")
+    parser.add_argument("--first_iteration", type=int, default=0, help="--time_to_walk --run: skip the checkpoints "
+                        "before this iteration")
     parser.add_argument("--sim_only", choices=("profile", "stock"), default=None, help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
@@ -310,6 +318,19 @@ def main(argv: list[str] | None = None) -> int:
         except OverrideError as error:
             print(f"error: --sim_override: {error}", file=sys.stderr)
             return 2
+    if args.run and not args.time_to_walk:
+        print("error: --run names a finished run for --time_to_walk; add --time_to_walk.", file=sys.stderr)
+        return 2
+    if args.time_to_walk and args.run:
+        from locolab.eval.time_to_walk import time_to_walk_of_run
+
+        try:
+            report = time_to_walk_of_run(Path(args.run), play_variant(args.task), device, REPO / "scripts",
+                                         args.first_iteration)
+        except ValueError as error:
+            print(f"error: --run: {error}", file=sys.stderr)
+            return 2
+        return _emit({"task": args.task, "device": device, **report}, args.output)
     if args.time_to_walk:
         from locolab.eval.time_to_walk import time_to_walk
 

@@ -142,3 +142,68 @@ def test_an_evaluation_plays_at_low_priority_on_one_thread(tmp_path):
         "print(json.dumps({'nice': os.nice(0), 'threads': os.environ.get('OMP_NUM_THREADS')}))\n")
     summary = play_summary(tmp_path / "model_0.pt", (0.5, 0.0, 0.0), "task", "cpu", tmp_path)
     assert summary == {"nice": os.nice(0) + EVALUATION_NICENESS, "threads": "1"}
+
+
+
+def fake_finished_run(run_dir, checkpoints: tuple[int, ...], seconds_per_iteration: float, iterations: int):
+    """A run directory as train.py leaves it: params, empty checkpoints, and TensorBoard events that log iteration
+    ``it``'s ``Perf/total_fps`` ``5 + it * seconds_per_iteration`` seconds after the writer's first event."""
+    import time
+
+    import yaml
+    from torch.utils.tensorboard import SummaryWriter
+
+    (run_dir / "params").mkdir(parents=True)
+    (run_dir / "params" / "env.yaml").write_text(yaml.dump({"scene": {"num_envs": 4096}}))
+    (run_dir / "params" / "agent.yaml").write_text(yaml.dump({"num_steps_per_env": 24}))
+    for iteration in checkpoints:
+        (run_dir / f"model_{iteration}.pt").write_bytes(b"")
+    writer = SummaryWriter(str(run_dir))  # its first event carries the current time
+    start = time.time()
+    for iteration in range(iterations):
+        writer.add_scalar("Perf/total_fps", 1.0, iteration, walltime=start + 5 + iteration * seconds_per_iteration)
+    writer.close()
+
+
+def test_time_to_walk_of_a_finished_run_plays_its_checkpoints_in_order_until_one_walks(tmp_path, monkeypatch):
+    """A run trained elsewhere (a lent GPU) is measured afterwards: checkpoints from --first_iteration on, in order;
+    the minutes are its training time from the TensorBoard events, the samples (iteration + 1) x envs x steps."""
+    import locolab.eval.time_to_walk as ttw
+
+    run = tmp_path / "run"
+    fake_finished_run(run, (0, 20, 40, 60, 80, 85), seconds_per_iteration=1.2, iterations=86)
+    played = []
+
+    def walks_from_60(checkpoint, task, device, scripts, seed=0):
+        played.append(checkpoint.name)
+        return checkpoint.name in ("model_60.pt", "model_80.pt"), [{"check": "forward"}]
+
+    monkeypatch.setattr(ttw, "evaluate_walking", walks_from_60)
+    report = ttw.time_to_walk_of_run(run, "Play", "cpu", tmp_path, first_iteration=20)
+    assert played == ["model_20.pt", "model_40.pt", "model_60.pt"]
+    assert report["walked"] is True and report["iteration"] == 60 and report["checkpoint"] == str(run / "model_60.pt")
+    assert report["samples_to_walk"] == 61 * 4096 * 24
+    assert abs(report["minutes_to_walk"] - (5 + 60 * 1.2) / 60) < 0.02
+    assert [e["walked"] for e in report["evaluations"]] == [False, False, True]
+
+
+def test_time_to_walk_of_a_run_that_never_walks_plays_every_checkpoint(tmp_path, monkeypatch):
+    import locolab.eval.time_to_walk as ttw
+
+    run = tmp_path / "run"
+    fake_finished_run(run, (0, 20, 21), seconds_per_iteration=1.0, iterations=21)  # 21: saved on SIGINT, not logged
+    monkeypatch.setattr(ttw, "evaluate_walking", lambda *args, **kwargs: (False, []))
+    report = ttw.time_to_walk_of_run(run, "Play", "cpu", tmp_path)
+    assert report["walked"] is False and "minutes_to_walk" not in report
+    assert [e["iteration"] for e in report["evaluations"]] == [0, 20, 21]
+    assert report["evaluations"][-1]["minutes"] == report["evaluations"][-2]["minutes"]  # the last logged minute
+
+
+def test_benchmark_refuses_a_run_that_is_not_one_or_run_without_time_to_walk(tmp_path):
+    from conftest import run_script
+
+    result = run_script("benchmark.py", "--time_to_walk", "--device", "cpu", "--run", str(tmp_path), timeout=120)
+    assert result.returncode == 2 and "is not a run directory (no params/ in it)" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    result = run_script("benchmark.py", "--device", "cpu", "--run", str(tmp_path), timeout=120)
+    assert result.returncode == 2 and "add --time_to_walk" in result.stderr

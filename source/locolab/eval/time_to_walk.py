@@ -12,6 +12,11 @@ train.py's walking gate (:mod:`locolab.runners.walking_gate`): past its planned 
 checks, and those pauses count in the minutes (and its plays in ``cores_used``), as they do for a user. The caller
 names the folder holding ``train.py`` and ``play.py`` (they are scripts of the checkout, not part of the installed
 package); they run with the checkout as working folder.
+
+:func:`time_to_walk_of_run` measures a run that has already finished, e.g. one trained on a lent GPU whose device time
+is too short to play checkpoints beside training: its checkpoints are played in order with the same checks, and the
+minutes are read from its TensorBoard events (an iteration's wall clock against the run's first event, so the process
+start-up before training is not counted, unlike the live measurement).
 """
 
 from __future__ import annotations
@@ -84,8 +89,54 @@ def samples_per_iteration(run_dir: Path) -> int:
 
 
 def newest_checkpoint(run_dir: Path) -> tuple[int, Path] | None:
-    found = [(int(m.group(1)), p) for p in run_dir.glob("model_*.pt") if (m := CHECKPOINT_PATTERN.search(p.name))]
-    return max(found) if found else None
+    found = checkpoints_in_order(run_dir)
+    return found[-1] if found else None
+
+
+def checkpoints_in_order(run_dir: Path) -> list[tuple[int, Path]]:
+    """Every ``model_<it>.pt`` of ``run_dir`` (not those still being written), by iteration."""
+    return sorted((int(m.group(1)), p) for p in run_dir.glob("model_*.pt") if (m := CHECKPOINT_PATTERN.search(p.name)))
+
+
+def training_minutes(run_dir: Path, tag: str = "Perf/total_fps") -> dict[int, float]:
+    """Minutes from the run's first TensorBoard event to the logging of each iteration's ``tag`` (one per iteration),
+    by iteration. The run's checkpoint of an iteration is written right after that iteration is logged."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = sorted(run_dir.glob("events.out.tfevents.*"))
+    if not events:
+        raise ValueError(f"{run_dir} has no TensorBoard events: pass the run directory that holds them")
+    accumulator = EventAccumulator(str(run_dir), size_guidance={"scalars": 0}).Reload()
+    if tag not in accumulator.Tags()["scalars"]:
+        raise ValueError(f"the TensorBoard events in {run_dir} have no '{tag}' scalars")
+    start = accumulator.FirstEventTimestamp()
+    return {event.step: (event.wall_time - start) / 60.0 for event in accumulator.Scalars(tag)}
+
+
+def time_to_walk_of_run(run_dir: Path, play_task: str, device: str, scripts: Path, first_iteration: int = 0) -> dict:
+    """Play a finished run's checkpoints from ``first_iteration`` on, in order, under the walking checks; stop at the
+    first that walks. Minutes are training time (:func:`training_minutes`); a checkpoint with no logged iteration (one
+    saved on an interrupt after the last log) gets the last logged minute."""
+    if not (run_dir / "params").is_dir():
+        raise ValueError(f"{run_dir} is not a run directory (no params/ in it): pass logs/<experiment>/<run>")
+    checkpoints = [(it, path) for it, path in checkpoints_in_order(run_dir) if it >= first_iteration]
+    if not checkpoints:
+        raise ValueError(f"{run_dir} has no model_<it>.pt at or after iteration {first_iteration}")
+    minutes = training_minutes(run_dir)
+    report = {"run": str(run_dir), "minutes_from": "the run's first TensorBoard event (start-up not counted)",
+              "walked": False, "evaluations": []}
+    for iteration, checkpoint in checkpoints:
+        at = minutes.get(iteration, minutes[max(minutes)])
+        samples = (iteration + 1) * samples_per_iteration(run_dir)
+        walked, results = evaluate_walking(checkpoint, play_task, device, scripts)
+        report["evaluations"].append({"iteration": iteration, "minutes": round(at, 2), "samples": samples,
+                                      "walked": walked, "checks": results})
+        print(json.dumps(report["evaluations"][-1]), flush=True)
+        if walked:
+            report.update(walked=True, minutes_to_walk=round(at, 2), samples_to_walk=samples, iteration=iteration,
+                          checkpoint=str(checkpoint))
+            break
+    return report
 
 
 def tree_cpu_seconds(pid: int) -> float:
