@@ -103,8 +103,7 @@ def training_minutes(run_dir: Path, tag: str = "Perf/total_fps") -> dict[int, fl
     by iteration. The run's checkpoint of an iteration is written right after that iteration is logged."""
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-    events = sorted(run_dir.glob("events.out.tfevents.*"))
-    if not events:
+    if not any(run_dir.glob("events.out.tfevents.*")):
         raise ValueError(f"{run_dir} has no TensorBoard events: pass the run directory that holds them")
     accumulator = EventAccumulator(str(run_dir), size_guidance={"scalars": 0}).Reload()
     if tag not in accumulator.Tags()["scalars"]:
