@@ -144,7 +144,6 @@ def test_an_evaluation_plays_at_low_priority_on_one_thread(tmp_path):
     assert summary == {"nice": os.nice(0) + EVALUATION_NICENESS, "threads": "1"}
 
 
-
 def fake_finished_run(run_dir, checkpoints: tuple[int, ...], seconds_per_iteration: float, iterations: int):
     """A run directory as train.py leaves it: params, empty checkpoints, and TensorBoard events that log iteration
     ``it``'s ``Perf/total_fps`` ``5 + it * seconds_per_iteration`` seconds after the writer's first event."""

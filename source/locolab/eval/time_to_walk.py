@@ -122,20 +122,28 @@ def time_to_walk_of_run(run_dir: Path, play_task: str, device: str, scripts: Pat
     if not checkpoints:
         raise ValueError(f"{run_dir} has no model_<it>.pt at or after iteration {first_iteration}")
     minutes = training_minutes(run_dir)
+    per_iteration = samples_per_iteration(run_dir)
     report = {"run": str(run_dir), "minutes_from": "the run's first TensorBoard event (start-up not counted)",
               "walked": False, "evaluations": []}
     for iteration, checkpoint in checkpoints:
-        at = minutes.get(iteration, minutes[max(minutes)])
-        samples = (iteration + 1) * samples_per_iteration(run_dir)
-        walked, results = evaluate_walking(checkpoint, play_task, device, scripts)
-        report["evaluations"].append({"iteration": iteration, "minutes": round(at, 2), "samples": samples,
-                                      "walked": walked, "checks": results})
-        print(json.dumps(report["evaluations"][-1]), flush=True)
-        if walked:
-            report.update(walked=True, minutes_to_walk=round(at, 2), samples_to_walk=samples, iteration=iteration,
-                          checkpoint=str(checkpoint))
+        if evaluate_into(report, iteration, checkpoint, minutes.get(iteration, minutes[max(minutes)]),
+                         (iteration + 1) * per_iteration, play_task, device, scripts):
             break
     return report
+
+
+def evaluate_into(report: dict, iteration: int, checkpoint: Path, minutes: float, samples: int, play_task: str,
+                  device: str, scripts: Path) -> bool:
+    """Play ``checkpoint`` under the walking checks, append (and print) its evaluation to ``report``, and when it
+    walks record it as the report's result; returns whether it walked."""
+    walked, results = evaluate_walking(checkpoint, play_task, device, scripts)
+    report["evaluations"].append({"iteration": iteration, "minutes": round(minutes, 2), "samples": samples,
+                                  "walked": walked, "checks": results})
+    print(json.dumps(report["evaluations"][-1]), flush=True)
+    if walked:
+        report.update(walked=True, minutes_to_walk=round(minutes, 2), samples_to_walk=samples, iteration=iteration,
+                      checkpoint=str(checkpoint))
+    return walked
 
 
 def tree_cpu_seconds(pid: int) -> float:
@@ -202,13 +210,8 @@ def _watch(process: subprocess.Popen, report: dict, start: float, log_root: Path
             evaluated = iteration
             minutes = (checkpoint.stat().st_mtime - start) / 60.0
             samples = (iteration + 1) * samples_per_iteration(runs[-1])
-            walked, results = evaluate_walking(checkpoint, play_task, device, scripts)
-            report["evaluations"].append({"iteration": iteration, "minutes": round(minutes, 2),
-                                          "samples": samples, "walked": walked, "checks": results})
-            print(json.dumps(report["evaluations"][-1]), flush=True)
-            if walked:
-                report.update(walked=True, minutes_to_walk=round(minutes, 2), samples_to_walk=samples,
-                              iteration=iteration, checkpoint=str(checkpoint), run=str(runs[-1]))
+            if evaluate_into(report, iteration, checkpoint, minutes, samples, play_task, device, scripts):
+                report["run"] = str(runs[-1])
                 return
             continue
         if finished:
