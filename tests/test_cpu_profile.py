@@ -47,6 +47,9 @@ def test_profile_sets_physics_rollout_and_ppo_and_keeps_the_control_rate():
         (env_cfg.rewards.track_lin_vel_xy_exp.func, profile.fine_tracking_weights[0], profile.fine_tracking_std),
         (env_cfg.rewards.track_ang_vel_z_exp.func, profile.fine_tracking_weights[1], profile.fine_tracking_std)]
     assert env_cfg.rewards.track_lin_vel_xy_exp.params["std"] > profile.fine_tracking_std  # the stock width stays
+    # a share of PPO's commands asks to turn in place, which Isaac Lab's heading commands almost never do
+    assert env_cfg.commands.base_velocity.rel_turn_in_place_envs == profile.turn_in_place_envs > 0
+    assert effective_settings(env_cfg, agent_cfg)["turn_in_place_envs"] == profile.turn_in_place_envs
     schedule = agent_cfg.entropy_schedule
     assert (schedule.start, schedule.end, schedule.final) == (*profile.entropy_off, 0.0)
     noise = agent_cfg.action_noise_schedule
@@ -98,6 +101,7 @@ def test_roa_phases_take_their_iterations_and_regulariser_window(phase, iteratio
     concentration = env_cfg.events.dynamics.params["ranges"].sample_concentration
     assert concentration == (1.0 if phase == "train" else profile.roa_finetune_dynamics_concentration) < 1.5
     assert effective_settings(env_cfg, agent_cfg)["dynamics_sample_concentration"] == concentration
+    assert env_cfg.commands.base_velocity.rel_turn_in_place_envs == 0.0  # measured for PPO only
     if phase == "train":  # the teacher learns like PPO; the student finetunes without the entropy bonus
         assert (agent_cfg.entropy_schedule.start, agent_cfg.entropy_schedule.end) == profile.entropy_off
         assert (agent_cfg.action_noise_schedule.start, agent_cfg.action_noise_schedule.end) == \
@@ -114,6 +118,7 @@ def test_sac_takes_the_physics_and_its_own_sizes_but_no_ppo_settings():
     assert (env_cfg.sim.dt, env_cfg.decimation, env_cfg.scene.num_envs) == (profile.physics_dt, profile.decimation,
                                                                              profile.num_envs)
     assert agent_cfg.num_steps_per_env == profile.sac.num_steps_per_env
+    assert env_cfg.commands.base_velocity.rel_turn_in_place_envs == 0.0  # measured for PPO only
     assert agent_cfg.max_iterations == profile.sac.max_iterations
     for name in ("batch_size", "num_updates", "buffer_size", "learning_starts", "target_entropy",
                  "alpha_learning_rate", "symmetry_augmentation", "mean_penalty"):

@@ -25,7 +25,7 @@ class SacCpuProfileCfg:
     learner waited 0.66 s of each 1.1 s iteration for the collector's next chunk; 16 updates (about 1.0 s on its one
     thread) fill that wait. With 32 (seed 42) the learner paced the collector (a median 2390 steps/s); iterations
     1100 and 1400 (4.5 and 5.7 M samples) passed the forward and standing checks, with forward errors of 0.114 and
-    0.096 (this profile's first pass: 0.144 at 1600, 6.6 M), but neither turned in place (README)."""
+    0.096 (this profile's first pass: 0.144 at 1600, 6.6 M), but neither turned in place (docs/measurements/sac.md)."""
     buffer_size: int = 400_000
     learning_starts: int = 16384
     max_iterations: int = 2000
@@ -45,7 +45,7 @@ class SacCpuProfileCfg:
     """The entropy the temperature holds the actor at. SAC's usual ``-num_actions`` (-12) assumes actions in [-1, 1];
     with the bound of 3 it holds a pre-squash standard deviation near 0.03 (0.1 action units, 0.02 rad), and the CPU
     runs' noise shrank to 0.05-0.26 while they stood. 10 held it at 0.25-0.38 (about 0.75-1.1 action units at the
-    centre, the noise PPO starts from), and the robot learned to walk forward (README)."""
+    centre, the noise PPO starts from), and the robot learned to walk forward (docs/measurements/sac.md)."""
     entropy_schedule: tuple[int, int, float] = (800, 1400, -4.0)
     """The entropy target falls from ``target_entropy`` to the third value between the two iterations
     (``agent.entropy_schedule``), as PPO's entropy bonus falls: wide noise while a gait is found, then a policy whose
@@ -54,7 +54,7 @@ class SacCpuProfileCfg:
     entropy). Measured against the same run held at 10 (seed 42, async; checkpoints 1200-2000, mean action): forward
     errors 0.167-0.339 (mean 0.234) against 0.141-0.455 (0.292), no falls from 1400 on against 1-3 in 16, standing
     at 0.01-0.07 m/s against 0.09-0.15, training yaw error 0.43-0.46 against 0.51-0.60; neither passed every walking
-    check (README)."""
+    check (docs/measurements/sac.md)."""
     symmetry_augmentation: bool = False
     """Mirrored copies of every transition in the replay buffer (``agent.algorithm.symmetry_augmentation``) stay off:
     with them (this profile, seed 42, async) the training tracking error was 0.70 over iterations 700-767, against
@@ -69,11 +69,11 @@ class SacCpuProfileCfg:
     at -2.90 to -3.00); training tracking error over iterations 1400-1999 (100-iteration means) 0.25-0.29 m/s and
     0.35-0.41 rad/s against 0.28-0.32 and 0.43-0.46. Iteration 1600 (45 minutes) was the first SAC checkpoint to
     pass the forward and standing checks (0.56 m/s, error 0.144, no falls; 0.004 m/s), but it did not turn in place
-    (0.02 rad/s under 1 rad/s) and iteration 1999 walked at 0.20 m/s only (README). At 0.01 (an earlier run with a
-    fixed target of 0) the saturation crept back. Penalising only the excess beyond |u| = 1 (weight 0.5,
-    ``agent.algorithm.mean_penalty_free=1.0``) passed the forward and standing checks at iteration 1100 with seed 42,
-    but it turned in place at 0.63 rad/s at most, and with seed 7 no checkpoint passed the forward check by 1971
-    (README): not adopted."""
+    (0.02 rad/s under 1 rad/s) and iteration 1999 walked at 0.20 m/s only (docs/measurements/sac.md). At 0.01 (an
+    earlier run with a fixed target of 0) the saturation crept back. Penalising only the excess beyond |u| = 1 (weight
+    0.5, ``agent.algorithm.mean_penalty_free=1.0``) passed the forward and standing checks at iteration 1100 with seed
+    42, but it turned in place at 0.63 rad/s at most, and with seed 7 no checkpoint passed the forward check by 1971
+    (docs/measurements/sac.md): not adopted."""
     alpha_learning_rate: float = 3e-3
     """The temperature starts at 0.001 and must rise several-fold to hold the target: Adam moves the log-temperature
     by about the learning rate per step, so at 3e-4 (16 steps an iteration) a sixfold rise takes about 400
@@ -134,6 +134,16 @@ class CpuProfileCfg:
     standing 0.05 m/s; MuJoCo errors 0.044 and, with friction 0.4 and 2 kg, 0.085). One run: a lead, not yet a
     rate."""
     fine_tracking_std: float = 0.25
+    turn_in_place_envs: float = 0.1
+    """PPO's share of command resamples that ask to turn in place (``rel_turn_in_place_envs``: no linear velocity, a
+    yaw rate from [-1, 1] rad/s); Isaac Lab's heading commands almost never ask for it. Without it the second
+    ``make train`` run at the doubled fine weights (seed 42) failed at 699 (0.35 m/s under 0.5) and its next
+    checkpoints fell turning in place (3 of 16 robots at 749 and 799, errors 0.396 and 0.385). With it (2026-11-28,
+    seed 42, one run) iteration 699 passed every walking check at play seed 0 (forward 0.54 m/s, error 0.083; turning
+    1.03 rad/s, error 0.070; standing 0.06 m/s; MuJoCo errors 0.065 and, with friction 0.4 and 2 kg, 0.108) and the
+    walking gate's plays (play seed 1) passed at 849 (forward error 0.148, turning 0.080) after failing the forward
+    check at 699-799 (errors 0.170, 0.203, 0.160). PPO-ROA and SAC keep 0: on earlier recipes it did not make either
+    turn in place, and their current recipes were not measured with it."""
     symmetry_augmentation: bool = True
     """Left-right mirrored copies of every PPO minibatch (rsl_rl's symmetry extension, locolab.envs.symmetry), until
     iteration ``symmetry_until``; not for recurrent actors, whose sequences rsl_rl does not mirror."""
@@ -174,7 +184,7 @@ class CpuProfileCfg:
     iterations past that run's first walking checkpoint. ``make train`` on this schedule, from scratch (seed 42):
     iteration 650 failed the forward check (0.48 m/s, error 0.203); 699 passed every check, near three limits
     (forward error 0.147, turning error 0.297, MuJoCo with friction 0.4 and 2 kg error 0.146). Without the fine terms,
-    950 iterations walked in two of five runs (their figures are in the README)."""
+    950 iterations walked in two of five runs (their figures are in docs/measurements/cpu_ppo_walking.md)."""
     roa_train_iterations: int = 700
     """PPO-ROA phase ``train`` (teacher) iterations on a CPU: PPO's 700, the last 50 without mirroring (the teacher
     acts on the same physics, rewards and schedules). Measured (seed 42, fine tracking rewards): iteration 699 walked
@@ -316,6 +326,7 @@ def effective_settings(env_cfg, agent_cfg) -> dict:
         "tracking_reward_weights": [getattr(env_cfg.rewards, term).weight for term in TRACKING_TERMS],
         "fine_tracking_rewards": {name: [term.weight, term.params["std"]] for name in FINE_TRACKING_TERMS
                                   if (term := getattr(env_cfg.rewards, name, None)) is not None},
+        "turn_in_place_envs": env_cfg.commands.base_velocity.rel_turn_in_place_envs,
         "push_robot": env_cfg.events.push_robot is not None,
         "robustness_curriculum": getattr(env_cfg.curriculum, "robustness", None) is not None,
         "dynamics_sample_concentration": dynamics.params["ranges"].sample_concentration
@@ -381,6 +392,8 @@ def apply_cpu_profile(env_cfg, agent_cfg, profile: CpuProfileCfg, num_envs_given
             agent_cfg.max_iterations = profile.sac.max_iterations
         return
     is_roa = hasattr(agent_cfg.algorithm, "reg_lambda_window")
+    if not is_roa:
+        env_cfg.commands.base_velocity.rel_turn_in_place_envs = profile.turn_in_place_envs
     if profile.symmetry_augmentation and agent_cfg.actor.class_name != "RNNModel":  # rsl_rl: not for recurrent
         from isaaclab_rl.rsl_rl import RslRlSymmetryCfg
 
