@@ -137,8 +137,8 @@ class CpuProfileCfg:
     turn_in_place_envs: float = 0.1
     """PPO's share of command resamples that ask to turn in place (``rel_turn_in_place_envs``: no linear velocity, a
     yaw rate from [-1, 1] rad/s); Isaac Lab's heading commands almost never ask for it. Without it the second
-    ``make train`` run at the doubled fine weights (seed 42) failed at 699 (0.35 m/s under 0.5) and its next
-    checkpoints fell turning in place (3 of 16 robots at 749 and 799, errors 0.396 and 0.385). With it (2026-11-28,
+    ``make train`` run at the doubled fine weights (seed 42) failed at 699 (play seed 0: 0.33 m/s under 0.5, error
+    0.210; turning error 0.324 with 3 of 16 robots falling) and fell turning at 749 and 799 too. With it (2026-11-28,
     seed 42, one run) iteration 699 passed every walking check at play seed 0 (forward 0.54 m/s, error 0.083; turning
     1.03 rad/s, error 0.070; standing 0.06 m/s; MuJoCo errors 0.065 and, with friction 0.4 and 2 kg, 0.108) and the
     walking gate's plays (play seed 1) passed at 849 (forward error 0.148, turning 0.080) after failing the forward
