@@ -81,12 +81,12 @@ def small_disk(path: Path, size: str = "64m"):
 
 
 def fill(path: Path) -> Path:
-    """Write to ``path`` until the file system is full."""
+    """Write to ``path`` until the file system is full. Unbuffered: a buffered file would hold the bytes the full
+    disk refused and raise ENOSPC again when it closes."""
     filler = path / "filler"
-    with filler.open("wb") as file, contextlib.suppress(OSError):
+    with filler.open("wb", buffering=0) as file, contextlib.suppress(OSError):
         while True:
             file.write(b"\0" * (1 << 20))
-            file.flush()
     return filler
 
 
