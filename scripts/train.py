@@ -122,12 +122,17 @@ def main(argv: list[str] | None = None) -> int:
 
 def train(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    try:
+        check_arguments(args)  # before the imports below, which take seconds: a mistyped flag fails at once
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     from locolab.algorithms.sac_cfg import check_sac_cfg
     from locolab.config_overrides import apply_overrides
     from locolab.cpu_profile import CpuProfileCfg, apply_cpu_profile, effective_settings
     from locolab.envs import MissingAssetError, check_assets_offline, load_task_cfgs, open_training_env
     from locolab.envs.mdp import check_dynamics_cfg
-    from locolab.eval.periodic import periodic_evaluation
+    from locolab.eval.periodic import check_periodic_eval_cfg, periodic_evaluation
     from locolab.runners import CheckpointError, TrainingInterrupted, build_runner
     from locolab.models.squashed_gaussian import ActionBoundsError
     from locolab.runners.nonfinite import NonFiniteUpdateError
@@ -137,7 +142,6 @@ def train(argv: list[str] | None = None) -> int:
 
     profile = None
     try:
-        check_arguments(args)
         env_cfg, agent_cfg = load_task_cfgs(args.task, AGENT_ENTRY_POINTS[(args.agent, args.phase)],
                                             num_envs=args.num_envs, device=args.device, seed=args.seed)
         if env_cfg.sim.device == "cpu" and not args.no_cpu_profile:
@@ -154,6 +158,7 @@ def train(argv: list[str] | None = None) -> int:
         else:
             check_update_precision(agent_cfg.update_precision)
         check_dynamics_cfg(env_cfg)
+        check_periodic_eval_cfg(getattr(agent_cfg, "evaluation", None))
         sim_processes = args.sim_processes or (profile.sim_processes if profile is not None else 1)
         if sim_processes > 1 and env_cfg.sim.device != "cpu":
             raise ValueError("--sim_processes applies to CPU simulation; on a GPU one process steps every robot.")

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import importlib.util
+import io
 import json
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -14,10 +18,51 @@ REPO = Path(__file__).resolve().parents[1]
 
 def run_script(script: str, *args: str, timeout: float = 600, env: dict | None = None) -> subprocess.CompletedProcess:
     """Run ``scripts/<script>`` (or a path relative to the repository) with this interpreter."""
-    path = REPO / "scripts" / script if "/" not in script else REPO / script
-    return subprocess.run(
-        [sys.executable, str(path), *args], cwd=REPO, capture_output=True, text=True, timeout=timeout, env=env
-    )
+    return subprocess.run([sys.executable, str(script_path(script)), *args], cwd=REPO, capture_output=True, text=True,
+                          timeout=timeout, env=env)
+
+
+def script_path(script: str) -> Path:
+    """``scripts/<script>``, or ``script`` relative to the repository when it names a folder."""
+    return REPO / "scripts" / script if "/" not in script else REPO / script
+
+
+def run_side_by_side(*invocations: tuple[str, ...], timeout: float = 600) -> list[subprocess.CompletedProcess]:
+    """``run_script`` of each ``(script, *args)`` at the same time: for independent runs that each keep about one core
+    busy (Warp steps its CPU physics on one thread)."""
+    processes = [subprocess.Popen([sys.executable, str(script_path(script)), *args], cwd=REPO, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True) for script, *args in invocations]
+    results = []
+    for process in processes:
+        stdout, stderr = process.communicate(timeout=timeout)
+        results.append(subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr))
+    return results
+
+
+def load_script(name: str):
+    """``scripts/<name>`` imported as a module: its functions, without running it."""
+    spec = importlib.util.spec_from_file_location(f"locolab_script_{Path(name).stem}", REPO / "scripts" / name)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def run_main(script: str, *args: str) -> subprocess.CompletedProcess:
+    """``scripts/<script>``'s ``main(args)`` in this process, with its exit code and printed output as ``run_script``
+    returns them: for bad-input cases that end before an environment is built, without a new process's seconds of
+    imports. Each script's first such case runs as a subprocess too, where its whole stderr is one line."""
+    module = load_script(script)
+    stdout, stderr = io.StringIO(), io.StringIO()
+    sigterm = signal.getsignal(signal.SIGTERM)  # train.py's main makes SIGTERM stop like Ctrl-C
+    try:
+        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+            try:
+                code = module.main(list(args))
+            except SystemExit as exit_:  # argparse's usage errors
+                code = exit_.code
+    finally:
+        signal.signal(signal.SIGTERM, sigterm)
+    return subprocess.CompletedProcess([script, *args], code, stdout.getvalue(), stderr.getvalue())
 
 
 def last_json(stdout: str) -> dict:

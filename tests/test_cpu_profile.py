@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from conftest import last_json, run_dirs, run_script
+from conftest import last_json, run_dirs, run_main, run_script, run_side_by_side
 
 from locolab.cpu_profile import CpuProfileCfg, apply_cpu_profile, effective_settings
 from locolab.envs import load_task_cfgs
@@ -176,9 +176,10 @@ def test_the_profiles_euler_integrator_steps_the_robot_exactly_as_isaac_labs_imp
     """Explicit actuator torques and no joint damping leave the implicit integrator nothing to integrate: the cheaper
     Euler step is the same physics (what ``CpuProfileCfg.integrator`` relies on)."""
     assert CpuProfileCfg().integrator == "euler"
+    integrators = ("euler", "implicitfast")
+    results = run_side_by_side(*(("tests/probe_integrator.py", "--integrator", name) for name in integrators))
     runs = {}
-    for integrator in ("euler", "implicitfast"):
-        result = run_script("tests/probe_integrator.py", "--integrator", integrator)
+    for integrator, result in zip(integrators, results):
         assert result.returncode == 0, result.stderr[-3000:]
         runs[integrator] = last_json(result.stdout)["states"]
     assert len(runs["euler"]) == 5
@@ -203,10 +204,10 @@ def test_no_cpu_profile_keeps_the_tasks_settings(tmp_path):
     ("agent.algorithm.learning_rate=fast", "'agent.algorithm.learning_rate' takes a float"),
     ("env.events.dynamics.params.ranges.sample_concentration=0", "sample_concentration must be a positive number"),
     ("agent.update_precision=float16", "agent.update_precision must be one of float32, bfloat16"),
+    ("agent.evaluation.seconds=0", "agent.evaluation.seconds must be a positive number of seconds"),
 ])
 def test_bad_overrides_fail_before_any_environment_is_built(tmp_path, override, message):
-    result = run_script("train.py", "--device", "cpu", "--max_iterations", "1", "--log_root", str(tmp_path),
-                        override, timeout=120)
+    result = run_main("train.py", "--device", "cpu", "--max_iterations", "1", "--log_root", str(tmp_path), override)
     assert result.returncode == 2
     assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
     assert not list(tmp_path.iterdir())  # nothing was built or written

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, last_json, run_script
+from conftest import REPO, last_json, run_main, run_script, run_side_by_side
 
 from locolab.assets import GO2_SPEC
 
@@ -20,9 +20,13 @@ pytestmark = pytest.mark.slow
 EXPORT_STEPS, EXPORT_ENVS = 20, 4
 
 
+def export_invocation(checkpoint, out, *arguments: str) -> tuple[str, ...]:
+    return ("export.py", "--checkpoint", str(checkpoint), "--out", str(out), "--steps", str(EXPORT_STEPS),
+            "--num_envs", str(EXPORT_ENVS), *arguments)
+
+
 def export(checkpoint, out, *arguments: str) -> subprocess.CompletedProcess:
-    return run_script("export.py", "--checkpoint", str(checkpoint), "--out", str(out), "--steps", str(EXPORT_STEPS),
-                      "--num_envs", str(EXPORT_ENVS), *arguments)
+    return run_script(*export_invocation(checkpoint, out, *arguments))
 
 
 @pytest.fixture(scope="module")
@@ -183,10 +187,11 @@ def test_sim2sim_drives_the_mujoco_robot_and_reports_finite_numbers(exported, tm
 
 
 def test_train_phase_student_exports_with_a_warning_and_the_teacher_reads_priv(roa_runs, tmp_path):
-    student = export(roa_runs["teacher"], tmp_path / "student")
+    student, teacher = run_side_by_side(export_invocation(roa_runs["teacher"], tmp_path / "student"),
+                                        export_invocation(roa_runs["teacher"], tmp_path / "teacher", "--which",
+                                                          "teacher"))
     assert student.returncode == 0, student.stderr[-3000:]
     assert "was distilled but not finetuned" in student.stderr
-    teacher = export(roa_runs["teacher"], tmp_path / "teacher", "--which", "teacher")
     assert teacher.returncode == 0, teacher.stderr[-3000:]
     meta = json.loads((tmp_path / "teacher" / "policy.json").read_text())
     assert meta["policy"] == "teacher" and meta["inputs"] == {"obs": [45], "priv": [26]} and meta["history"] is None
@@ -195,11 +200,12 @@ def test_train_phase_student_exports_with_a_warning_and_the_teacher_reads_priv(r
 def test_corrupt_mismatched_or_wrong_kind_of_checkpoint_is_a_clear_error(roa_runs, trained_run, tmp_path):
     corrupt = tmp_path / "model_5.pt"
     corrupt.write_bytes(b"\x00not a checkpoint")
-    unreadable = export(corrupt, tmp_path / "a")
+    unreadable = run_main("export.py", "--checkpoint", str(corrupt), "--out", str(tmp_path / "a"))
     assert unreadable.returncode == 2 and f"Checkpoint '{corrupt}' cannot be read" in unreadable.stderr
+    # found once the environment is built: a process
     rough = export(roa_runs["student"], tmp_path / "b", "--task", "LocoLab-Velocity-Rough-Go2")
     assert rough.returncode == 2 and "was trained on another environment" in rough.stderr
-    ppo = export(trained_run, tmp_path / "c", "--which", "student")
+    ppo = run_main("export.py", "--checkpoint", str(trained_run), "--out", str(tmp_path / "c"), "--which", "student")
     assert ppo.returncode == 2 and "applies to PPO-ROA checkpoints" in ppo.stderr
     for result in (unreadable, rough, ppo):
         assert "Traceback" not in result.stderr

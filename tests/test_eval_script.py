@@ -7,7 +7,7 @@ import csv
 import math
 
 import pytest
-from conftest import run_script
+from conftest import run_main, run_script, run_side_by_side
 
 from locolab.eval.report import read_results_csv
 
@@ -71,9 +71,9 @@ def test_the_step_csv_has_one_row_per_env_per_step(report):
 @pytest.mark.slow
 def test_same_seed_same_results_bit_for_bit(trained_run, tmp_path):
     outputs = []
-    for name in ("a", "b"):
-        result = run_script("eval.py", "--checkpoint", str(trained_run), "--sweep", "friction", "push",
-                            *SHORT, "--out", str(tmp_path / name))
+    runs = run_side_by_side(*(("eval.py", "--checkpoint", str(trained_run), "--sweep", "friction", "push", *SHORT,
+                               "--out", str(tmp_path / name)) for name in ("a", "b")))
+    for name, result in zip(("a", "b"), runs):
         assert result.returncode == 0, result.stderr[-3000:]
         outputs.append((tmp_path / name / "results.csv").read_text())
     assert outputs[0] == outputs[1]
@@ -86,7 +86,7 @@ def test_same_seed_same_results_bit_for_bit(trained_run, tmp_path):
     (("--episodes", "0"), "--episodes must be at least 1"),
 ])
 def test_bad_arguments_are_one_line_errors(trained_run, args, message):
-    result = run_script("eval.py", "--checkpoint", str(trained_run), "--device", "cpu", *args)
+    result = run_main("eval.py", "--checkpoint", str(trained_run), "--device", "cpu", *args)
     assert result.returncode == 2
     assert message in result.stderr and "Traceback" not in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
@@ -99,6 +99,6 @@ def test_checkpoints_of_different_tasks_cannot_share_a_report(trained_run, tmp_p
     saved = torch.load(trained_run / "model_2.pt", weights_only=False)
     saved["task"] = "LocoLab-Velocity-Rough-Go2"
     torch.save(saved, other)
-    result = run_script("eval.py", "--checkpoint", str(trained_run), str(other), "--device", "cpu")
+    result = run_main("eval.py", "--checkpoint", str(trained_run), str(other), "--device", "cpu")
     assert result.returncode == 2 and "checkpoints of different tasks cannot share a report" in result.stderr
     assert "Traceback" not in result.stderr

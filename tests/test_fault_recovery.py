@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from conftest import run_dirs, run_script, start_training, wait_for_line
+from conftest import run_dirs, run_main, run_script, start_training, wait_for_line
 
 pytestmark = pytest.mark.slow
 
@@ -133,8 +133,8 @@ def test_bad_numbers_are_one_line_errors(arguments, message):
 
 
 def test_resuming_a_run_of_another_task_is_a_one_line_error(trained_run):
-    result = run_script("train.py", "--device", "cpu", "--task", "LocoLab-Velocity-Rough-Go2", "--resume",
-                        str(trained_run))
+    result = run_main("train.py", "--device", "cpu", "--task", "LocoLab-Velocity-Rough-Go2", "--resume",
+                      str(trained_run))
     assert result.returncode == 2
     assert result.stderr.strip().endswith("was trained on --task LocoLab-Velocity-Flat-Go2, not --task "
                                           "LocoLab-Velocity-Rough-Go2: give --task LocoLab-Velocity-Flat-Go2 (or "

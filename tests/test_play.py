@@ -8,7 +8,7 @@ import imageio.v2 as imageio
 import numpy as np
 import pytest
 
-from conftest import last_json, run_script
+from conftest import last_json, run_main, run_script
 
 from locolab.eval.metrics import DYNAMICS_METRICS
 
@@ -66,7 +66,7 @@ def test_video_has_the_requested_frames_and_shows_motion(played, trained_run):
 
 def test_missing_checkpoint_is_a_clear_error(tmp_path):
     missing = tmp_path / "model_9.pt"
-    result = run_script("play.py", "--checkpoint", str(missing), "--device", "cpu")
+    result = run_main("play.py", "--checkpoint", str(missing), "--device", "cpu")
     assert result.returncode == 2
     assert str(missing) in result.stderr and "error:" in result.stderr
     assert "Traceback" not in result.stderr
@@ -75,9 +75,9 @@ def test_missing_checkpoint_is_a_clear_error(tmp_path):
 def test_corrupt_checkpoint_and_unknown_task_are_clear_errors(tmp_path, trained_run):
     corrupt = tmp_path / "model_7.pt"
     corrupt.write_bytes(b"not a checkpoint")
-    result = run_script("play.py", "--checkpoint", str(corrupt), "--device", "cpu")
+    result = run_main("play.py", "--checkpoint", str(corrupt), "--device", "cpu")
     assert result.returncode == 2 and f"Checkpoint '{corrupt}' cannot be read" in result.stderr
-    unknown = run_script("play.py", "--task", "LocoLab-Nope", "--run", str(trained_run), "--device", "cpu")
+    unknown = run_main("play.py", "--task", "LocoLab-Nope", "--run", str(trained_run), "--device", "cpu")
     assert unknown.returncode == 2 and "Unknown task 'LocoLab-Nope'" in unknown.stderr
     for result in (result, unknown):
         assert "Traceback" not in result.stderr
@@ -97,8 +97,9 @@ def test_roa_checkpoints_play_their_student_or_the_requested_actor(roa_runs):
 
 
 def test_policy_choice_on_a_ppo_checkpoint_is_a_clear_error(trained_run):
-    result = run_script("play.py", "--run", str(trained_run), "--device", "cpu", "--policy", "student")
+    result = run_script("play.py", "--run", str(trained_run), "--device", "cpu", "--policy", "student")  # a process
     assert result.returncode == 2 and "'student' applies to PPO-ROA checkpoints" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1  # all of its stderr
 
 
 def test_fixed_command_is_every_envs_command_for_the_whole_run(trained_run):
@@ -121,7 +122,7 @@ def test_fixed_command_is_every_envs_command_for_the_whole_run(trained_run):
     (["0.5", "fast", "0"], "--command VY 'fast' is not a number"),
 ])
 def test_bad_fixed_commands_are_one_line_errors(trained_run, command, message):
-    result = run_script("play.py", "--run", str(trained_run), "--device", "cpu", "--command", *command, timeout=120)
+    result = run_main("play.py", "--run", str(trained_run), "--device", "cpu", "--command", *command)
     assert result.returncode == 2
     assert message in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
@@ -144,7 +145,7 @@ def test_held_dynamics_are_every_robots_for_the_whole_run(trained_run):
     ("added_base_mass=nan", "the value must be a finite number"),
 ])
 def test_bad_held_dynamics_are_one_line_errors(trained_run, spec, message):
-    result = run_script("play.py", "--run", str(trained_run), "--device", "cpu", "--dynamics", spec, timeout=120)
+    result = run_main("play.py", "--run", str(trained_run), "--device", "cpu", "--dynamics", spec)
     assert result.returncode == 2
     assert message in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1

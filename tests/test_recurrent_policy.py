@@ -15,7 +15,7 @@ import torch
 from rsl_rl.models import RNNModel
 from tensordict import TensorDict
 
-from conftest import last_json, run_dirs, run_script
+from conftest import last_json, run_dirs, run_main, run_script
 
 from locolab.eval.evaluate import recurrent_memory
 from locolab.export import ExportError, export_onnx
@@ -161,7 +161,7 @@ def test_export_and_runtime_carry_the_memory_over_a_200_step_sequence_with_a_res
 
 @pytest.mark.slow
 def test_an_mlp_checkpoint_given_to_the_recurrent_agent_is_a_clear_error(trained_run, tmp_path):
-    result = run_script("train.py", *RNN_RUN, "--resume", str(trained_run), "--log_root", str(tmp_path))
+    result = run_main("train.py", *RNN_RUN, "--resume", str(trained_run), "--log_root", str(tmp_path))
     assert result.returncode == 2
     assert result.stderr.strip().splitlines()[-1].startswith("error: ")
     assert "trained with --agent ppo, not --agent ppo_rnn" in result.stderr

@@ -11,7 +11,7 @@ import torch
 import yaml
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-from conftest import run_dirs, run_script, start_training, wait_for_line
+from conftest import run_dirs, run_main, run_script, start_training, wait_for_line
 
 pytestmark = pytest.mark.slow
 
@@ -126,16 +126,16 @@ def test_a_signal_during_start_up_stops_at_once_with_one_line_and_leaves_no_simu
 def test_corrupt_checkpoint_is_a_clear_error(tmp_path):
     corrupt = tmp_path / "model_7.pt"
     corrupt.write_bytes(b"not a checkpoint")
-    result = run_script("train.py", "--device", "cpu", "--num_envs", "8", "--resume", str(corrupt),
-                        "--log_root", str(tmp_path))
+    result = run_main("train.py", "--device", "cpu", "--num_envs", "8", "--resume", str(corrupt),
+                      "--log_root", str(tmp_path))
     assert result.returncode == 2
     assert f"Checkpoint '{corrupt}' cannot be read" in result.stderr
     assert "Traceback" not in result.stderr
 
 
 def test_unknown_task_and_missing_checkpoint_are_clear_errors(tmp_path):
-    unknown = run_script("train.py", "--task", "LocoLab-Nope", "--device", "cpu")
+    unknown = run_script("train.py", "--task", "LocoLab-Nope", "--device", "cpu")  # a process: all of its stderr
     assert unknown.returncode == 2 and "Unknown task 'LocoLab-Nope'" in unknown.stderr
-    assert "LocoLab-Velocity-Flat-Go2" in unknown.stderr
-    missing = run_script("train.py", "--device", "cpu", "--resume", str(tmp_path / "nope"))
+    assert "LocoLab-Velocity-Flat-Go2" in unknown.stderr and len(unknown.stderr.strip().splitlines()) == 1
+    missing = run_main("train.py", "--device", "cpu", "--resume", str(tmp_path / "nope"))
     assert missing.returncode == 2 and "Checkpoint not found" in missing.stderr

@@ -6,7 +6,7 @@ import pytest
 import torch
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-from conftest import ROA_SMALL_RUN, run_dirs, run_script
+from conftest import ROA_SMALL_RUN, run_dirs, run_main, run_script
 
 pytestmark = pytest.mark.slow
 
@@ -77,14 +77,15 @@ def test_inconsistent_arguments_are_clear_errors(arguments, message):
 
 def test_wrong_teacher_checkpoints_are_clear_errors(roa_runs, trained_run, tmp_path):
     finetune = ("--agent", "roa", "--phase", "finetune", "--device", "cpu", "--num_envs", "8")
-    ppo = run_script("train.py", *finetune, "--teacher", str(trained_run), "--log_root", str(tmp_path))
+    ppo = run_main("train.py", *finetune, "--teacher", str(trained_run), "--log_root", str(tmp_path))
     assert ppo.returncode == 2 and "was trained with --agent ppo, not --agent roa" in ppo.stderr
-    student = run_script("train.py", *finetune, "--teacher", str(roa_runs["student"]), "--log_root", str(tmp_path))
+    student = run_main("train.py", *finetune, "--teacher", str(roa_runs["student"]), "--log_root", str(tmp_path))
     assert student.returncode == 2 and "is from ROA phase 'finetune', expected phase 'train'" in student.stderr
     corrupt = tmp_path / "model_3.pt"
     corrupt.write_bytes(b"\x80garbage")
-    unreadable = run_script("train.py", *finetune, "--teacher", str(corrupt), "--log_root", str(tmp_path))
+    unreadable = run_main("train.py", *finetune, "--teacher", str(corrupt), "--log_root", str(tmp_path))
     assert unreadable.returncode == 2 and f"Checkpoint '{corrupt}' cannot be read" in unreadable.stderr
+    # found once the environment is built: a process of its own
     rough = run_script("train.py", *finetune, "--task", "LocoLab-Velocity-Rough-Go2", "--teacher",
                        str(roa_runs["teacher"]), "--log_root", str(tmp_path))
     assert rough.returncode == 2

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-from conftest import last_json, run_dirs, run_script
+from conftest import last_json, run_dirs, run_main, run_script
 from locolab.algorithms.sac_cfg import SacRunnerCfg, check_sac_cfg
 
 SMALL_SAC = ("--agent", "sac", "--device", "cpu", "--num_envs", "8", "--max_iterations", "3", "--seed", "5",
@@ -85,7 +85,7 @@ def test_a_sac_checkpoint_plays_and_exports_with_parity(sac_runs, tmp_path):
 
 @pytest.mark.slow
 def test_a_ppo_checkpoint_given_to_sac_is_a_one_line_error(trained_run, tmp_path):
-    result = run_script("train.py", *SMALL_SAC, "--resume", str(trained_run), "--log_root", str(tmp_path))
+    result = run_main("train.py", *SMALL_SAC, "--resume", str(trained_run), "--log_root", str(tmp_path))
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [line for line in result.stderr.strip().splitlines()
                                                   if line.startswith("error:")]
@@ -98,7 +98,7 @@ def test_a_ppo_checkpoint_given_to_sac_is_a_one_line_error(trained_run, tmp_path
     (("agent.actor.action_bounds=[[-1.0,1.0],[0.5,-0.5]]",), "every pair needs finite low < high"),
 ])
 def test_sac_settings_that_cannot_train_are_one_line_errors(arguments, message, tmp_path):
-    result = run_script("train.py", *SMALL_SAC, *arguments, "--log_root", str(tmp_path))
+    result = run_main("train.py", *SMALL_SAC, *arguments, "--log_root", str(tmp_path))
     assert result.returncode == 2
     assert len(result.stderr.strip().splitlines()) == 1 and message in result.stderr
     assert not list(tmp_path.iterdir())  # nothing was built or written

@@ -199,10 +199,10 @@ def test_time_to_walk_of_a_run_that_never_walks_plays_every_checkpoint(tmp_path,
 
 
 def test_benchmark_refuses_a_run_that_is_not_one_or_run_without_time_to_walk(tmp_path):
-    from conftest import run_script
+    from conftest import run_main, run_script
 
     result = run_script("benchmark.py", "--time_to_walk", "--device", "cpu", "--run", str(tmp_path), timeout=120)
     assert result.returncode == 2 and "is not a run directory (no params/ in it)" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
-    result = run_script("benchmark.py", "--device", "cpu", "--run", str(tmp_path), timeout=120)
+    result = run_main("benchmark.py", "--device", "cpu", "--run", str(tmp_path))
     assert result.returncode == 2 and "add --time_to_walk" in result.stderr

@@ -11,6 +11,7 @@ process), reset with the same seed before every evaluation, so two evaluations o
 from __future__ import annotations
 
 import contextlib
+import math
 
 from isaaclab.utils import configclass
 
@@ -24,8 +25,18 @@ class PeriodicEvalCfg:
     interval: int = 50
     """Iterations between evaluations; 0 switches evaluation off (the CPU profile's default, see its docstring)."""
     num_envs: int = 32
+    seconds: float | None = None
+    """Length of each evaluation episode; None: the task's (20 s). Shorter evaluations cost less and still measure
+    tracking, but see fewer falls."""
     seed: int = 20261123
     """Reset seed of every evaluation: each one sees the same commands, dynamics and initial states."""
+
+
+def check_periodic_eval_cfg(cfg: PeriodicEvalCfg | None) -> None:
+    """A ValueError naming a setting that cannot evaluate (before any environment is built)."""
+    if cfg is not None and cfg.seconds is not None and not (math.isfinite(cfg.seconds) and cfg.seconds > 0):
+        raise ValueError(f"agent.evaluation.seconds must be a positive number of seconds (or null: the task's "
+                         f"episode length), got {cfg.seconds}.")
 
 
 class PeriodicEvaluator:
@@ -58,6 +69,8 @@ def periodic_evaluation(task: str, env_cfg, agent_cfg):
 
     eval_task = play_variant(task)
     eval_cfg, _ = load_task_cfgs(eval_task, num_envs=cfg.num_envs, device=env_cfg.sim.device, seed=cfg.seed)
+    if cfg.seconds is not None:
+        eval_cfg.episode_length_s = cfg.seconds
     copy_physics(eval_cfg, env_cfg)  # the physics the policy trains in
     env = SubprocessVecEnv(eval_task, eval_cfg, 1, clip_actions=agent_cfg.clip_actions)
     try:
