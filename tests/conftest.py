@@ -23,7 +23,7 @@ def run_script(script: str, *args: str, timeout: float = 600, env: dict | None =
 
 
 def script_path(script: str) -> Path:
-    """``scripts/<script>``, or ``script`` relative to the repository when it names a folder."""
+    """``scripts/<script>``, or ``script`` relative to the repository when it has a ``/``."""
     return REPO / "scripts" / script if "/" not in script else REPO / script
 
 
@@ -33,9 +33,15 @@ def run_side_by_side(*invocations: tuple[str, ...], timeout: float = 600) -> lis
     processes = [subprocess.Popen([sys.executable, str(script_path(script)), *args], cwd=REPO, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True) for script, *args in invocations]
     results = []
-    for process in processes:
-        stdout, stderr = process.communicate(timeout=timeout)
-        results.append(subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr))
+    try:
+        for process in processes:
+            stdout, stderr = process.communicate(timeout=timeout)
+            results.append(subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr))
+    finally:
+        for process in processes:  # none outlives a timeout
+            if process.poll() is None:
+                process.kill()
+                process.wait()
     return results
 
 
