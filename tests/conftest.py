@@ -47,7 +47,7 @@ def run_side_by_side(*invocations: tuple[str, ...], timeout: float = 600) -> lis
 
 def load_script(name: str):
     """``scripts/<name>`` imported as a module: its functions, without running it."""
-    spec = importlib.util.spec_from_file_location(f"locolab_script_{Path(name).stem}", REPO / "scripts" / name)
+    spec = importlib.util.spec_from_file_location(f"locolab_script_{Path(name).stem}", script_path(name))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -56,7 +56,8 @@ def load_script(name: str):
 def run_main(script: str, *args: str) -> subprocess.CompletedProcess:
     """``scripts/<script>``'s ``main(args)`` in this process, with its exit code and printed output as ``run_script``
     returns them: for bad-input cases that end before an environment is built, without a new process's seconds of
-    imports. Each script's first such case runs as a subprocess too, where its whole stderr is one line."""
+    imports. What the process alone shows (nothing else, such as an import's warning, on stderr) is checked by one
+    case per script that stays a process (train.py, play.py, eval.py, benchmark.py)."""
     module = load_script(script)
     stdout, stderr = io.StringIO(), io.StringIO()
     sigterm = signal.getsignal(signal.SIGTERM)  # train.py's main makes SIGTERM stop like Ctrl-C

@@ -114,17 +114,13 @@ def test_every_trainers_command_is_one_train_py_accepts(tmp_path):
     benchmark = load_script("benchmark.py")
     train = load_script("train.py")
     commands = benchmark.trainer_commands(benchmark.parse_args(["--iterations", "3"]), "cpu", tmp_path / "teacher")
-    for name, command in commands.items():
-        if name == "stock_train":
-            continue
-        argv = command(tmp_path)
-        assert argv[1] == str(REPO / "scripts" / "train.py"), name
-        args = train.parse_args(argv[2:])
+    argvs = {name: command(tmp_path) for name, command in commands.items() if name != "stock_train"}
+    parsed = {name: train.parse_args(argv[2:]) for name, argv in argvs.items()}
+    for name, args in parsed.items():
+        assert argvs[name][1] == str(REPO / "scripts" / "train.py"), name
         train.check_arguments(args)
         assert args.max_iterations == 3 + benchmark.warmup_iterations(name) - 1, name
-    agents = {name: train.parse_args(command(tmp_path)[2:]) for name, command in commands.items()
-              if name != "stock_train"}
-    assert {name: (args.agent, args.phase, args.collector) for name, args in agents.items()} == {
+    assert {name: (args.agent, args.phase, args.collector) for name, args in parsed.items()} == {
         "train": ("ppo", "train", None), "ppo_rnn_train": ("ppo_rnn", "train", None),
         "roa_train": ("roa", "train", None), "roa_finetune": ("roa", "finetune", None),
         "sac_sync_train": ("sac", "train", "sync"), "sac_async_train": ("sac", "train", "async")}
