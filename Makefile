@@ -5,14 +5,17 @@ PYTHON := $(VENV)/bin/python
 INSTALLED := $(VENV)/.locolab-installed
 TRAIN_ARGS ?=
 PYTEST_ARGS ?=
+TEST_WORKERS ?= 2
 
 .PHONY: train test install system-deps clean-logs
 
 train: install
 	$(PYTHON) scripts/train.py $(TRAIN_ARGS)
 
+# Two pytest workers, a test file each at a time: most tests wait on one simulation process (Warp steps the CPU
+# physics on one thread), so two run side by side on 2 cores. TEST_WORKERS=0 runs them one after another.
 test: install
-	$(PYTHON) -m pytest $(PYTEST_ARGS)
+	$(PYTHON) -m pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 install: $(INSTALLED) system-deps
 

@@ -142,8 +142,11 @@ class CpuProfileCfg:
     seed 42, one run) iteration 699 passed every walking check at play seed 0 (forward 0.54 m/s, error 0.083; turning
     1.03 rad/s, error 0.070; standing 0.06 m/s; MuJoCo errors 0.065 and, with friction 0.4 and 2 kg, 0.108) and the
     walking gate's plays (play seed 1) passed at 849 (forward error 0.148, turning 0.080) after failing the forward
-    check at 699-799 (errors 0.170, 0.203, 0.160). PPO-ROA and SAC keep 0: on earlier recipes it did not make either
-    turn in place, and their current recipes were not measured with it."""
+    check at 699-799 (errors 0.170, 0.203, 0.160). A second run (2026-11-29, seed 42, same machine) did not walk:
+    at 699 it turned (error 0.096) and stood (0.08 m/s) but bounded forward too fast (0.58 m/s, error 0.183), and the
+    gate's plays failed forward at 699-899 (errors 0.21-0.25; stopped at 907): 1 walking run in 2. PPO-ROA and SAC
+    keep 0: on earlier recipes it did not make either turn in place, and their current recipes were not measured
+    with it."""
     symmetry_augmentation: bool = True
     """Left-right mirrored copies of every PPO minibatch (rsl_rl's symmetry extension, locolab.envs.symmetry), until
     iteration ``symmetry_until``; not for recurrent actors, whose sequences rsl_rl does not mirror."""
