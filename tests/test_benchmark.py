@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from conftest import REPO, last_json, load_script, run_script
+from conftest import last_json, load_script, run_script, script_path
 from locolab.cpu_profile import CpuProfileCfg
 
 pytestmark = pytest.mark.slow
@@ -117,7 +117,7 @@ def test_every_trainers_command_is_one_train_py_accepts(tmp_path):
     argvs = {name: command(tmp_path) for name, command in commands.items() if name != "stock_train"}
     parsed = {name: train.parse_args(argv[2:]) for name, argv in argvs.items()}
     for name, args in parsed.items():
-        assert argvs[name][1] == str(REPO / "scripts" / "train.py"), name
+        assert argvs[name][1] == str(script_path("train.py")), name
         train.check_arguments(args)
         assert args.max_iterations == 3 + benchmark.warmup_iterations(name) - 1, name
     assert {name: (args.agent, args.phase, args.collector) for name, args in parsed.items()} == {
