@@ -7,7 +7,7 @@ import yaml
 
 from conftest import last_json, run_dirs, run_main, run_script, run_side_by_side
 
-from locolab.cpu_profile import CpuProfileCfg, apply_cpu_profile, effective_settings
+from locolab.cpu_profile import TROT_PAIRS, CpuProfileCfg, apply_cpu_profile, effective_settings
 from locolab.envs import load_task_cfgs
 from locolab.tasks import AGENT_ENTRY_POINTS
 
@@ -50,6 +50,8 @@ def test_profile_sets_physics_rollout_and_ppo_and_keeps_the_control_rate():
     # a share of PPO's commands asks to turn in place, which Isaac Lab's heading commands almost never do
     assert env_cfg.commands.base_velocity.rel_turn_in_place_envs == profile.turn_in_place_envs > 0
     assert effective_settings(env_cfg, agent_cfg)["turn_in_place_envs"] == profile.turn_in_place_envs
+    # no gait reward: the one run with it did not trot (trot_gait_weight)
+    assert getattr(env_cfg.rewards, "trot_gait", None) is None and profile.trot_gait_weight == 0.0
     schedule = agent_cfg.entropy_schedule
     assert (schedule.start, schedule.end, schedule.final) == (*profile.entropy_off, 0.0)
     noise = agent_cfg.action_noise_schedule
@@ -136,6 +138,20 @@ def test_sac_takes_the_physics_and_its_own_sizes_but_no_ppo_settings():
     assert settings["mean_penalty"] == profile.sac.mean_penalty > 0
     assert settings["torch_threads"] == {"collection": profile.collection_threads,
                                          "learning": profile.learning_threads}
+
+
+@pytest.mark.parametrize(("agent", "phase", "added"), [("ppo", "train", True), ("roa", "train", False),
+                                                      ("roa", "finetune", False), ("sac", "train", False)])
+def test_a_trot_gait_weight_adds_isaac_labs_gait_reward_on_the_diagonal_feet_of_ppo(agent, phase, added):
+    env_cfg, agent_cfg = cpu_configs(agent, phase)
+    apply_cpu_profile(env_cfg, agent_cfg, CpuProfileCfg(trot_gait_weight=1.5))
+    term = getattr(env_cfg.rewards, "trot_gait", None)
+    assert (term is not None) == added  # PPO-ROA's and SAC's recipes were not measured with it
+    assert effective_settings(env_cfg, agent_cfg)["trot_gait_weight"] == (1.5 if added else 0.0)
+    if added:
+        from isaaclab_tasks.contrib.velocity.config.spot.mdp import GaitReward
+
+        assert term.func is GaitReward and term.params["synced_feet_pair_names"] == TROT_PAIRS
 
 
 def test_effective_settings_read_the_configs_after_overrides():
