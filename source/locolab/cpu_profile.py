@@ -329,20 +329,19 @@ def add_fine_tracking(env_cfg, weights: tuple[float, float], std: float) -> None
             setattr(env_cfg.rewards, name, replace(stock_term, weight=weight, params={**stock_term.params, "std": std}))
 
 
-TROT_PAIRS = (("FL_foot", "RR_foot"), ("FR_foot", "RL_foot"))
-"""The Go2's diagonal foot pairs: each pair moves together in a trot."""
-
-
 def add_trot_gait(env_cfg, weight: float) -> None:
-    """Add Isaac Lab's gait reward (from its Spot task; the Spot's own parameters) favouring a trot; a zero weight
-    adds none."""
+    """Add Isaac Lab's gait reward (from its Spot task; the Spot's own parameters) favouring a trot: the diagonal foot
+    pairs of the gait metrics (:data:`locolab.eval.metrics.DIAGONAL_PAIRS`) move together. A zero weight adds none."""
     if not weight:
         return
     from isaaclab.managers import RewardTermCfg, SceneEntityCfg
     from isaaclab_tasks.contrib.velocity.config.spot.mdp import GaitReward
 
+    from locolab.eval.metrics import DIAGONAL_PAIRS, FEET
+
+    pairs = tuple(tuple(f"{FEET[foot]}_foot" for foot in pair) for pair in DIAGONAL_PAIRS)
     env_cfg.rewards.trot_gait = RewardTermCfg(func=GaitReward, weight=weight, params={
-        "std": 0.1, "max_err": 0.2, "velocity_threshold": 0.5, "synced_feet_pair_names": TROT_PAIRS,
+        "std": 0.1, "max_err": 0.2, "velocity_threshold": 0.5, "synced_feet_pair_names": pairs,
         "asset_cfg": SceneEntityCfg("robot"), "sensor_cfg": SceneEntityCfg("contact_forces")})
 
 
