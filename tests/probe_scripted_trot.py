@@ -3,7 +3,7 @@
 Trot: diagonal pairs (FL+RR, FR+RL) in antiphase; bound (``--gait bound``): front and rear pairs in antiphase. Per
 leg the thigh target is default - 0.3 sin(phase) and the calf is lifted 0.6 rad while its leg swings forward. Rules
 the robot in or out before learning is blamed: if this gait does not walk in the training simulator, no policy will.
-The line also holds what the gait earns of the trot gait reward that the CPU profile can add (``trot_gait``, per
+The line also holds what the gait earns of the trot gait reward that the CPU profile adds (``trot_gait``, per
 policy step, unweighted).
 """
 
@@ -43,6 +43,8 @@ def main() -> None:
     parser.add_argument("--frequency", type=float, default=3.0)
     parser.add_argument("--seconds", type=float, default=6.0)
     parser.add_argument("--num_envs", type=int, default=4)
+    parser.add_argument("--gait_std", type=float, default=None, help="the trot gait reward's kernel width [s^2] "
+                        "(default: the CPU training profile's)")
     parser.add_argument("--num_substeps", type=int, default=None, help="default: the CPU training profile's")
     args = parser.parse_args()
 
@@ -53,8 +55,9 @@ def main() -> None:
 
     task = "LocoLab-Velocity-Flat-Go2"
     env_cfg, _ = load_task_cfgs(task, num_envs=args.num_envs, device="cpu", seed=0)
-    set_profile_physics(env_cfg, CpuProfileCfg())
-    add_trot_gait(env_cfg, 1.0)
+    profile = CpuProfileCfg()
+    set_profile_physics(env_cfg, profile)
+    add_trot_gait(env_cfg, 1.0, args.gait_std or profile.trot_gait_std)
     env_cfg.sim.physics.num_substeps = args.num_substeps or env_cfg.sim.physics.num_substeps
     env_cfg.events.push_robot = None
     env_cfg.events.dynamics.params["ranges"] = DynamicsRandomizationCfg(

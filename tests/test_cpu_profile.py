@@ -50,8 +50,10 @@ def test_profile_sets_physics_rollout_and_ppo_and_keeps_the_control_rate():
     # a share of PPO's commands asks to turn in place, which Isaac Lab's heading commands almost never do
     assert env_cfg.commands.base_velocity.rel_turn_in_place_envs == profile.turn_in_place_envs > 0
     assert effective_settings(env_cfg, agent_cfg)["turn_in_place_envs"] == profile.turn_in_place_envs
-    # no gait reward: the one run with it did not trot (trot_gait_weight)
-    assert getattr(env_cfg.rewards, "trot_gait", None) is None and profile.trot_gait_weight == 0.0
+    # PPO is paid for a trot, with a kernel sized for the Go2's short steps (trot_gait_std)
+    assert (env_cfg.rewards.trot_gait.weight, env_cfg.rewards.trot_gait.params["std"]) == (
+        profile.trot_gait_weight, profile.trot_gait_std)
+    assert profile.trot_gait_weight > 0 and profile.trot_gait_std < 0.1  # below Spot's 0.1
     schedule = agent_cfg.entropy_schedule
     assert (schedule.start, schedule.end, schedule.final) == (*profile.entropy_off, 0.0)
     noise = agent_cfg.action_noise_schedule
@@ -144,10 +146,10 @@ def test_sac_takes_the_physics_and_its_own_sizes_but_no_ppo_settings():
                                                       ("roa", "finetune", False), ("sac", "train", False)])
 def test_a_trot_gait_weight_adds_isaac_labs_gait_reward_on_the_diagonal_feet_of_ppo(agent, phase, added):
     env_cfg, agent_cfg = cpu_configs(agent, phase)
-    apply_cpu_profile(env_cfg, agent_cfg, CpuProfileCfg(trot_gait_weight=1.5))
+    apply_cpu_profile(env_cfg, agent_cfg, CpuProfileCfg(trot_gait_weight=1.5, trot_gait_std=0.02))
     term = getattr(env_cfg.rewards, "trot_gait", None)
     assert (term is not None) == added  # PPO-ROA's and SAC's recipes were not measured with it
-    assert effective_settings(env_cfg, agent_cfg)["trot_gait_weight"] == (1.5 if added else 0.0)
+    assert effective_settings(env_cfg, agent_cfg)["trot_gait"] == ([1.5, 0.02] if added else None)
     if added:
         from isaaclab_tasks.contrib.velocity.config.spot.mdp import GaitReward
 

@@ -134,20 +134,27 @@ class CpuProfileCfg:
     standing 0.05 m/s; MuJoCo errors 0.044 and, with friction 0.4 and 2 kg, 0.085). One run: a lead, not yet a
     rate."""
     fine_tracking_std: float = 0.25
-    trot_gait_weight: float = 0.0
-    """Weight of Isaac Lab's gait reward (its Spot task's ``GaitReward``, Spot's parameters) with the Go2's diagonal
-    feet paired (``trot_gait``; PPO's only; 0: none, the profile's). It pays feet of a diagonal pair that touch down
-    and lift off together while the other pair is in the opposite phase, whenever a velocity is commanded: the
-    scripted 3 Hz trot of ``tests/probe_scripted_trot.py`` earns 0.78 a step, the same legs bounding 0.27 (5 Hz: 0.85
-    and 0.33). Tried at 1.0 because the runs of this recipe that failed the forward check bounded (8.9 touchdowns a
-    second; error 0.183 at 0.58 m/s, the speed swinging within each stride). One ``make train`` run with it
-    (2026-11-29, seed 42, the slow machine): iteration 699 passed every walking check in Newton at both play seeds
-    (forward 0.57 m/s, error 0.133; turning 0.89 rad/s, error 0.169; standing 0.06 m/s) and in MuJoCo (0.50 m/s,
-    error 0.059), but failed MuJoCo with friction 0.4 and 2 kg (0.63 m/s, error 0.170), and it did not trot: it
-    bounded at 10.7 touchdowns a second (diagonal agreement 0.19, lateral 0.87) while the term paid it about 0.8 a
-    step in training (the feet's air and contact times are so short that their clipped differences stay small). Its
-    reason refuted, and one run cannot tell its effect from the recipe's spread (1 walking run in 2 without it): not
-    adopted."""
+    trot_gait_weight: float = 2.0
+    """Weight of Isaac Lab's gait reward (its Spot task's ``GaitReward``) with the Go2's diagonal feet paired
+    (``trot_gait``; PPO's only; 0: none). It pays feet of a diagonal pair that touch down and lift off together while
+    the other pair is in the opposite phase, whenever a velocity is commanded. Added because the runs of this recipe
+    that failed the forward check bounded too fast (8-9 touchdowns per foot and second, diagonal contact agreement
+    0.22-0.31 in training), while the one that walked trotted (0.73). Measured in ``make train`` (seed 42, the slow
+    machine, one run each): at weight 1.0 with Spot's width (0.1) iteration 699 passed the Newton checks at both play
+    seeds (forward error 0.133) and MuJoCo (0.059) but failed MuJoCo with friction 0.4 and 2 kg (0.170), and it still
+    bounded (10.7 touchdowns a second, diagonal agreement 0.19): the term paid that 0.8 a step. At weight 2.0 with the
+    width below (2026-11-29): the training gait turned to a trot as the noise fell (diagonal agreement 0.46 over
+    iterations 0-199, 0.74 over 600-699, as the walking run's 0.73), and iteration 699 passed every check: play seed 0
+    forward 0.55 m/s, error 0.123; turning 1.03 rad/s, error 0.120; standing 0.02 m/s; the gate's play seed 1 forward
+    error 0.119 (the gate passed at 699); MuJoCo 0.44 m/s, error 0.112, and with friction 0.4 and 2 kg 0.57 m/s,
+    error 0.101; no falls. Under the 0.5 m/s check it still bounds (11.5 touchdowns a second, diagonal agreement
+    0.40), and trots turning in place (0.83). 76 minutes to iteration 699, 82 to the gate's verdict. One run: a
+    lead, not yet a rate."""
+    trot_gait_std: float = 0.01
+    """The gait reward's kernel width on squared time differences [s^2]. Spot's 0.1 suits its slow steps; the Go2's
+    steps are 0.05-0.15 s, whose squared differences stay far below 0.1, so a bound earned nearly as much as a trot.
+    The scripted gaits of ``tests/probe_scripted_trot.py`` (3 Hz): the trot earns 0.42 a step, the same legs bounding
+    0.02 (at 0.1: 0.78 and 0.27)."""
     turn_in_place_envs: float = 0.1
     """PPO's share of command resamples that ask to turn in place (``rel_turn_in_place_envs``: no linear velocity, a
     yaw rate from [-1, 1] rad/s); Isaac Lab's heading commands almost never ask for it. Without it the second
@@ -329,9 +336,10 @@ def add_fine_tracking(env_cfg, weights: tuple[float, float], std: float) -> None
             setattr(env_cfg.rewards, name, replace(stock_term, weight=weight, params={**stock_term.params, "std": std}))
 
 
-def add_trot_gait(env_cfg, weight: float) -> None:
-    """Add Isaac Lab's gait reward (from its Spot task; the Spot's own parameters) favouring a trot: the diagonal foot
-    pairs of the gait metrics (:data:`locolab.eval.metrics.DIAGONAL_PAIRS`) move together. A zero weight adds none."""
+def add_trot_gait(env_cfg, weight: float, std: float) -> None:
+    """Add Isaac Lab's gait reward (from its Spot task) favouring a trot: the diagonal foot pairs of the gait metrics
+    (:data:`locolab.eval.metrics.DIAGONAL_PAIRS`) move together; ``std`` scales its kernel on squared time
+    differences [s^2]. A zero weight adds none."""
     if not weight:
         return
     from isaaclab.managers import RewardTermCfg, SceneEntityCfg
@@ -341,7 +349,7 @@ def add_trot_gait(env_cfg, weight: float) -> None:
 
     pairs = tuple(tuple(f"{FEET[foot]}_foot" for foot in pair) for pair in DIAGONAL_PAIRS)
     env_cfg.rewards.trot_gait = RewardTermCfg(func=GaitReward, weight=weight, params={
-        "std": 0.1, "max_err": 0.2, "velocity_threshold": 0.5, "synced_feet_pair_names": pairs,
+        "std": std, "max_err": 0.2, "velocity_threshold": 0.5, "synced_feet_pair_names": pairs,
         "asset_cfg": SceneEntityCfg("robot"), "sensor_cfg": SceneEntityCfg("contact_forces")})
 
 
@@ -359,7 +367,8 @@ def effective_settings(env_cfg, agent_cfg) -> dict:
         "tracking_reward_weights": [getattr(env_cfg.rewards, term).weight for term in TRACKING_TERMS],
         "fine_tracking_rewards": {name: [term.weight, term.params["std"]] for name in FINE_TRACKING_TERMS
                                   if (term := getattr(env_cfg.rewards, name, None)) is not None},
-        "trot_gait_weight": term.weight if (term := getattr(env_cfg.rewards, "trot_gait", None)) is not None else 0.0,
+        "trot_gait": [term.weight, term.params["std"]]
+        if (term := getattr(env_cfg.rewards, "trot_gait", None)) is not None else None,
         "turn_in_place_envs": env_cfg.commands.base_velocity.rel_turn_in_place_envs,
         "push_robot": env_cfg.events.push_robot is not None,
         "robustness_curriculum": getattr(env_cfg.curriculum, "robustness", None) is not None,
@@ -428,7 +437,7 @@ def apply_cpu_profile(env_cfg, agent_cfg, profile: CpuProfileCfg, num_envs_given
     is_roa = hasattr(agent_cfg.algorithm, "reg_lambda_window")
     if not is_roa:
         env_cfg.commands.base_velocity.rel_turn_in_place_envs = profile.turn_in_place_envs
-        add_trot_gait(env_cfg, profile.trot_gait_weight)
+        add_trot_gait(env_cfg, profile.trot_gait_weight, profile.trot_gait_std)
     if profile.symmetry_augmentation and agent_cfg.actor.class_name != "RNNModel":  # rsl_rl: not for recurrent
         from isaaclab_rl.rsl_rl import RslRlSymmetryCfg
 
