@@ -6,6 +6,7 @@ import contextlib
 import importlib.util
 import io
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -17,9 +18,18 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def run_script(script: str, *args: str, timeout: float = 600, env: dict | None = None) -> subprocess.CompletedProcess:
-    """Run ``scripts/<script>`` (or a path relative to the repository) with this interpreter."""
-    return subprocess.run([sys.executable, str(script_path(script)), *args], cwd=REPO, capture_output=True, text=True,
-                          timeout=timeout, env=env)
+    """Run ``scripts/<script>`` (or a path relative to the repository) with this interpreter. Past ``timeout`` its
+    whole process group is killed (``subprocess.run`` kills only the script, and a training's gate plays outlived it)
+    and ``TimeoutExpired`` is raised."""
+    with subprocess.Popen([sys.executable, str(script_path(script)), *args], cwd=REPO, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, env=env, start_new_session=True) as process:
+        try:
+            stdout, stderr = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+            raise
+    return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
 
 
 def script_path(script: str) -> Path:
