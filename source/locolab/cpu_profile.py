@@ -149,7 +149,8 @@ class CpuProfileCfg:
     error 0.119 (the gate passed at 699); MuJoCo 0.44 m/s, error 0.112, and with friction 0.4 and 2 kg 0.57 m/s,
     error 0.101; no falls. Under the 0.5 m/s check it still bounds (11.5 touchdowns a second, diagonal agreement
     0.40), and trots turning in place (0.83). 76 minutes to iteration 699, 82 to the gate's verdict. One run: a
-    lead, not yet a rate."""
+    lead, not yet a rate; a second, stopped at 384, had not turned to a trot by then (diagonal agreement 0.44 over
+    350-384, the first run 0.63)."""
     trot_gait_std: float = 0.01
     """The gait reward's kernel width on squared time differences [s^2]. Spot's 0.1 suits its slow steps; the Go2's
     steps are 0.05-0.15 s, whose squared differences stay far below 0.1, so a bound earned nearly as much as a trot.
