@@ -17,17 +17,27 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 
 
+def start_script(script: str, *args: str, env: dict | None = None) -> subprocess.Popen:
+    """Start ``scripts/<script>`` (or a path relative to the repository) with this interpreter, in its own session so
+    that :func:`kill_script` reaches its children too (a training's gate plays outlived a kill of the script)."""
+    return subprocess.Popen([sys.executable, str(script_path(script)), *args], cwd=REPO, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
+
+
+def kill_script(process: subprocess.Popen) -> None:
+    """Kill a :func:`start_script` process and every process it started, and reap it."""
+    os.killpg(process.pid, signal.SIGKILL)
+    process.communicate()
+
+
 def run_script(script: str, *args: str, timeout: float = 600, env: dict | None = None) -> subprocess.CompletedProcess:
-    """Run ``scripts/<script>`` (or a path relative to the repository) with this interpreter. Past ``timeout`` its
-    whole process group is killed (``subprocess.run`` kills only the script, and a training's gate plays outlived it)
-    and ``TimeoutExpired`` is raised."""
-    with subprocess.Popen([sys.executable, str(script_path(script)), *args], cwd=REPO, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True, env=env, start_new_session=True) as process:
+    """Run ``scripts/<script>`` (or a path relative to the repository) with this interpreter. Past ``timeout`` it
+    and its children are killed and ``TimeoutExpired`` is raised."""
+    with start_script(script, *args, env=env) as process:
         try:
             stdout, stderr = process.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.communicate()
+            kill_script(process)
             raise
     return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
 
@@ -40,18 +50,16 @@ def script_path(script: str) -> Path:
 def run_side_by_side(*invocations: tuple[str, ...], timeout: float = 600) -> list[subprocess.CompletedProcess]:
     """``run_script`` of each ``(script, *args)`` at the same time: for independent runs that each keep about one core
     busy (Warp steps its CPU physics on one thread)."""
-    processes = [subprocess.Popen([sys.executable, str(script_path(script)), *args], cwd=REPO, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True) for script, *args in invocations]
+    processes = [start_script(*invocation) for invocation in invocations]
     results = []
     try:
         for process in processes:
             stdout, stderr = process.communicate(timeout=timeout)
             results.append(subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr))
     finally:
-        for process in processes:  # none outlives a timeout
+        for process in processes:  # none outlives a timeout, nor do its children
             if process.poll() is None:
-                process.kill()
-                process.wait()
+                kill_script(process)
     return results
 
 
