@@ -48,7 +48,7 @@ def main() -> None:
     parser.add_argument("--num_substeps", type=int, default=None, help="default: the CPU training profile's")
     args = parser.parse_args()
 
-    from locolab.cpu_profile import CpuProfileCfg, add_trot_gait, set_profile_physics
+    from locolab.cpu_profile import TROT_GAIT_TERM, CpuProfileCfg, add_trot_gait, set_profile_physics
     from locolab.envs import load_task_cfgs, open_env
     from locolab.envs.mdp import DynamicsRandomizationCfg
     from locolab.eval.metrics import diagonal_contact_agreement, lateral_contact_agreement, touchdown_rate
@@ -72,7 +72,7 @@ def main() -> None:
         default = robot.data.default_joint_pos.torch.clone()
         steps = round(args.seconds / unwrapped.step_dt)
         settle = round(1.0 / unwrapped.step_dt)
-        trot_reward = unwrapped.reward_manager.get_term_cfg("trot_gait")
+        trot_reward = unwrapped.reward_manager.get_term_cfg(TROT_GAIT_TERM)
         forward, lateral, trot_gait, terminated = [], [], [], torch.zeros(args.num_envs, dtype=torch.bool)
         gait = {"touchdown_rate": [], "diagonal_contact_agreement": [], "lateral_contact_agreement": []}
         for step in range(steps):

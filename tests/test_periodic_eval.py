@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from conftest import last_json, run_dirs, run_script
-from locolab.cpu_profile import FINE_TRACKING_TERMS
+from locolab.cpu_profile import TRAINING_ONLY_REWARDS
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
 
@@ -24,8 +24,10 @@ def test_training_and_evaluation_log_the_same_metrics(tmp_path):
     evaluation = {tag.removeprefix("eval/") for tag in tags if tag.startswith("eval/")}
     assert {"return", "length", "lin_vel_error", "fall", "time_out", "reward/track_lin_vel_xy_exp"} <= rollout
     # evaluation and play.py run the -Play task, which pays the task's rewards without the CPU profile's
-    # training-only fine tracking terms
-    played_metrics = rollout - {f"reward/{name}" for name in FINE_TRACKING_TERMS}
+    # training-only terms (fine tracking, trot gait), all of which this training pays
+    training_only = {f"reward/{name}" for name in TRAINING_ONLY_REWARDS}
+    assert training_only <= rollout
+    played_metrics = rollout - training_only
     assert evaluation == played_metrics | {"seconds"}  # every iteration is evaluated: interval 1
     assert [event.step for event in events.Scalars("eval/return")] == [0, 1]
     assert [event.value for event in events.Scalars("eval/episodes")] == [4, 4]  # each env's first episode

@@ -326,6 +326,10 @@ TRACKING_TERMS = ("track_lin_vel_xy_exp", "track_ang_vel_z_exp")
 """Isaac Lab's velocity-tracking rewards (linear, yaw)."""
 FINE_TRACKING_TERMS = dict(zip(("track_lin_vel_xy_fine", "track_ang_vel_z_fine"), TRACKING_TERMS))
 """The fine tracking rewards and the stock terms they copy."""
+TROT_GAIT_TERM = "trot_gait"
+"""The gait reward :func:`add_trot_gait` adds."""
+TRAINING_ONLY_REWARDS = (*FINE_TRACKING_TERMS, TROT_GAIT_TERM)
+"""Reward terms the profile adds to training only: evaluation and play.py run the -Play task without them."""
 
 
 def add_fine_tracking(env_cfg, weights: tuple[float, float], std: float) -> None:
@@ -349,9 +353,9 @@ def add_trot_gait(env_cfg, weight: float, std: float) -> None:
     from locolab.eval.metrics import DIAGONAL_PAIRS, FEET
 
     pairs = tuple(tuple(f"{FEET[foot]}_foot" for foot in pair) for pair in DIAGONAL_PAIRS)
-    env_cfg.rewards.trot_gait = RewardTermCfg(func=GaitReward, weight=weight, params={
+    setattr(env_cfg.rewards, TROT_GAIT_TERM, RewardTermCfg(func=GaitReward, weight=weight, params={
         "std": std, "max_err": 0.2, "velocity_threshold": 0.5, "synced_feet_pair_names": pairs,
-        "asset_cfg": SceneEntityCfg("robot"), "sensor_cfg": SceneEntityCfg("contact_forces")})
+        "asset_cfg": SceneEntityCfg("robot"), "sensor_cfg": SceneEntityCfg("contact_forces")}))
 
 
 def effective_settings(env_cfg, agent_cfg) -> dict:
@@ -369,7 +373,7 @@ def effective_settings(env_cfg, agent_cfg) -> dict:
         "fine_tracking_rewards": {name: [term.weight, term.params["std"]] for name in FINE_TRACKING_TERMS
                                   if (term := getattr(env_cfg.rewards, name, None)) is not None},
         "trot_gait": [term.weight, term.params["std"]]
-        if (term := getattr(env_cfg.rewards, "trot_gait", None)) is not None else None,
+        if (term := getattr(env_cfg.rewards, TROT_GAIT_TERM, None)) is not None else None,
         "turn_in_place_envs": env_cfg.commands.base_velocity.rel_turn_in_place_envs,
         "push_robot": env_cfg.events.push_robot is not None,
         "robustness_curriculum": getattr(env_cfg.curriculum, "robustness", None) is not None,
