@@ -148,9 +148,10 @@ class CpuProfileCfg:
     forward 0.55 m/s, error 0.123; turning 1.03 rad/s, error 0.120; standing 0.02 m/s; the gate's play seed 1 forward
     error 0.119 (the gate passed at 699); MuJoCo 0.44 m/s, error 0.112, and with friction 0.4 and 2 kg 0.57 m/s,
     error 0.101; no falls. Under the 0.5 m/s check it still bounds (11.5 touchdowns a second, diagonal agreement
-    0.40), and trots turning in place (0.83). 76 minutes to iteration 699, 82 to the gate's verdict. One run: a
-    lead, not yet a rate; a second, stopped at 384, had not turned to a trot by then (diagonal agreement 0.44 over
-    350-384, the first run 0.63)."""
+    0.40), and trots turning in place (0.83). 76 minutes to iteration 699, 82 to the gate's verdict. A second
+    complete run (52.9 minutes to 699 on a faster day) trotted in training (0.88) and under the 0.5 m/s check (error
+    0.137 at 699) but let 1-7 of 16 robots fall turning in place at every checkpoint from 500 to 799; the gate passed
+    at 799 (66.6 minutes). Walked at 699 in 1 of 2 runs (docs/measurements/cpu_ppo_walking.md)."""
     trot_gait_std: float = 0.01
     """The gait reward's kernel width on squared time differences [s^2]. Spot's 0.1 suits its slow steps; the Go2's
     steps are 0.05-0.15 s, whose squared differences stay far below 0.1, so a bound earned nearly as much as a trot.
