@@ -151,25 +151,27 @@ class CpuProfileCfg:
     0.40), and trots turning in place (0.83). 76 minutes to iteration 699, 82 to the gate's verdict. A second
     complete run (52.9 minutes to 699 on a faster day) trotted in training (0.88) and under the 0.5 m/s check (error
     0.137 at 699) but let 1-7 of 16 robots fall turning in place at every checkpoint from 500 to 799; the gate passed
-    at 799 (66.6 minutes). Walked at 699 in 1 of 2 runs (docs/measurements/cpu_ppo_walking.md)."""
+    at 799 (66.6 minutes). Walked at 699 in 1 of 2 runs with a tenth of the commands turning in place, and in the
+    one run with a fifth (``turn_in_place_envs``; docs/measurements/cpu_ppo_walking.md)."""
     trot_gait_std: float = 0.01
     """The gait reward's kernel width on squared time differences [s^2]. Spot's 0.1 suits its slow steps; the Go2's
     steps are 0.05-0.15 s, whose squared differences stay far below 0.1, so a bound earned nearly as much as a trot.
     The scripted gaits of ``tests/probe_scripted_trot.py`` (3 Hz): the trot earns 0.42 a step, the same legs bounding
     0.02 (at 0.1: 0.78 and 0.27)."""
-    turn_in_place_envs: float = 0.1
+    turn_in_place_envs: float = 0.2
     """PPO's share of command resamples that ask to turn in place (``rel_turn_in_place_envs``: no linear velocity, a
     yaw rate from [-1, 1] rad/s); Isaac Lab's heading commands almost never ask for it. Without it the second
     ``make train`` run at the doubled fine weights (seed 42) failed at 699 (play seed 0: 0.33 m/s under 0.5, error
-    0.210; turning error 0.324 with 3 of 16 robots falling) and fell turning at 749 and 799 too. With it (2026-11-28,
-    seed 42, one run) iteration 699 passed every walking check at play seed 0 (forward 0.54 m/s, error 0.083; turning
-    1.03 rad/s, error 0.070; standing 0.06 m/s; MuJoCo errors 0.065 and, with friction 0.4 and 2 kg, 0.108) and the
-    walking gate's plays (play seed 1) passed at 849 (forward error 0.148, turning 0.080) after failing the forward
-    check at 699-799 (errors 0.170, 0.203, 0.160). A second run (2026-11-29, seed 42, same machine) did not walk:
-    at 699 it turned (error 0.096) and stood (0.08 m/s) but bounded forward too fast (0.58 m/s, error 0.183), and the
-    gate's plays failed forward at 699-899 (errors 0.21-0.25; stopped at 907): 1 walking run in 2. PPO-ROA and SAC
-    keep 0: on earlier recipes it did not make either turn in place, and their current recipes were not measured
-    with it."""
+    0.210; turning error 0.324 with 3 of 16 robots falling) and fell turning at 749 and 799 too. At 0.1 (2026-11-28,
+    seed 42) iteration 699 passed every walking check at play seed 0 (turning 1.03 rad/s, error 0.070); a second run
+    bounded forward (error 0.183). With the trot gait reward at 0.1, a run trotted forward but let 1-7 of 16 robots
+    fall turning in place at every checkpoint played from 500 to 799, while turning at 0.5 rad/s or while walking
+    never fell: the fast in-place turn was a tenth of training's commands. At 0.2 (2026-11-29, seed 42, one run, 48.8
+    minutes to 699) no robot fell turning at either play seed and 699 passed every check: play seed 0 forward 0.49
+    m/s, error 0.108; turning 0.78 rad/s, error 0.2996 (the limit is 0.3); standing 0.06 m/s; the gate's play seed 1
+    forward error 0.099, turning 0.239; MuJoCo 0.36 m/s, error 0.147, and with friction 0.4 and 2 kg 0.42 m/s, error
+    0.088. PPO-ROA and SAC keep 0: on earlier recipes it did not make either turn in place, and their current recipes
+    were not measured with it."""
     symmetry_augmentation: bool = True
     """Left-right mirrored copies of every PPO minibatch (rsl_rl's symmetry extension, locolab.envs.symmetry), until
     iteration ``symmetry_until``; not for recurrent actors, whose sequences rsl_rl does not mirror."""
