@@ -122,7 +122,9 @@ def test_sac_takes_the_physics_and_its_own_sizes_but_no_ppo_settings():
     assert (env_cfg.sim.dt, env_cfg.decimation, env_cfg.scene.num_envs) == (profile.physics_dt, profile.decimation,
                                                                              profile.num_envs)
     assert agent_cfg.num_steps_per_env == profile.sac.num_steps_per_env
-    assert env_cfg.commands.base_velocity.rel_turn_in_place_envs == 0.0  # measured for PPO only
+    # SAC trains on PPO's commands and gait reward: with them its final checkpoint began to turn in place
+    assert env_cfg.commands.base_velocity.rel_turn_in_place_envs == profile.turn_in_place_envs > 0
+    assert env_cfg.rewards.trot_gait.weight == profile.trot_gait_weight > 0
     assert agent_cfg.max_iterations == profile.sac.max_iterations
     for name in ("batch_size", "num_updates", "buffer_size", "learning_starts", "target_entropy",
                  "alpha_learning_rate", "symmetry_augmentation", "mean_penalty"):
@@ -143,12 +145,12 @@ def test_sac_takes_the_physics_and_its_own_sizes_but_no_ppo_settings():
 
 
 @pytest.mark.parametrize(("agent", "phase", "added"), [("ppo", "train", True), ("roa", "train", False),
-                                                      ("roa", "finetune", False), ("sac", "train", False)])
-def test_a_trot_gait_weight_adds_isaac_labs_gait_reward_on_the_diagonal_feet_of_ppo(agent, phase, added):
+                                                      ("roa", "finetune", False), ("sac", "train", True)])
+def test_a_trot_gait_weight_adds_isaac_labs_gait_reward_on_the_diagonal_feet_of_ppo_and_sac(agent, phase, added):
     env_cfg, agent_cfg = cpu_configs(agent, phase)
     apply_cpu_profile(env_cfg, agent_cfg, CpuProfileCfg(trot_gait_weight=1.5, trot_gait_std=0.02))
     term = getattr(env_cfg.rewards, "trot_gait", None)
-    assert (term is not None) == added  # PPO-ROA's and SAC's recipes were not measured with it
+    assert (term is not None) == added  # PPO-ROA's recipe was not measured with it
     assert effective_settings(env_cfg, agent_cfg)["trot_gait"] == ([1.5, 0.02] if added else None)
     if added:
         from isaaclab_tasks.contrib.velocity.config.spot.mdp import GaitReward

@@ -15,7 +15,16 @@ from isaaclab.utils import configclass, replace
 @configclass
 class SacCpuProfileCfg:
     """SAC's sizes on a CPU (``--agent sac``): fewer environments' worth of data per iteration and smaller
-    minibatches than the GPU defaults, with several gradient steps per chunk."""
+    minibatches than the GPU defaults, with several gradient steps per chunk.
+
+    SAC trains on PPO's commands and rewards, the turns in place (``turn_in_place_envs``) and the trot gait reward
+    (``trot_gait_weight``) included. Before them (a fifth of the resamples turning in place alone made it worse) no
+    SAC run's final checkpoint turned in place faster than 0.21 rad/s. With both (seed 42, async, 2026-11-29)
+    the training errors fell to 0.16-0.18 m/s and 0.28 rad/s by iteration 1700 (this profile before: 0.25-0.29 and
+    0.35-0.41 over 1400-1999), iteration 1999 (56 minutes) passed the forward and standing checks (0.57 m/s, error
+    0.112; 0.05 m/s) and turned in place at 0.45 rad/s (error 0.455, the limit 0.3), and resumed, 2300 (64 minutes)
+    passed every walking check (turning 0.92 rad/s, error 0.196) and both MuJoCo checks, the first SAC checkpoint to do
+    so (docs/measurements/sac.md)."""
 
     num_steps_per_env: int = 8
     """Steps of every environment per iteration: 4096 transitions at 512 environments."""
@@ -28,9 +37,11 @@ class SacCpuProfileCfg:
     0.096 (this profile's first pass: 0.144 at 1600, 6.6 M), but neither turned in place (docs/measurements/sac.md)."""
     buffer_size: int = 400_000
     learning_starts: int = 16384
-    max_iterations: int = 2000
-    """61 minutes measured (async, seed 42, checkpoints played beside it from minute 29): past PPO's 55 minutes to
-    walking, the time SAC is measured against."""
+    max_iterations: int = 2600
+    """With PPO's commands and gait reward (seed 42, async, one run) iteration 1999 (56 minutes, its checkpoints played
+    beside it) walked forward but turned in place at 0.45 rad/s only; resumed, 2300 (64 minutes) passed every walking
+    check and both MuJoCo checks, and 2599 (72 minutes) every walking check (turning 1.05 rad/s, error 0.132). The
+    2000 iterations before stopped short of the turn."""
     actor_hidden_dims: list[int] = [256, 128]
     critic_hidden_dims: list[int] = [256, 256]
     """Smaller than the GPU networks: an update of the GPU-sized critic (512-256-128) on a 2048 batch took 216 ms on one
@@ -136,7 +147,7 @@ class CpuProfileCfg:
     fine_tracking_std: float = 0.25
     trot_gait_weight: float = 2.0
     """Weight of Isaac Lab's gait reward (its Spot task's ``GaitReward``) with the Go2's diagonal feet paired
-    (``trot_gait``; PPO's only; 0: none). It pays feet of a diagonal pair that touch down and lift off together while
+    (``trot_gait``; PPO's and SAC's; 0: none). It pays feet of a diagonal pair that touch down and lift off together while
     the other pair is in the opposite phase, whenever a velocity is commanded. Added because the runs of this recipe
     that failed the forward check bounded too fast (8-9 touchdowns per foot and second, diagonal contact agreement
     0.22-0.31 in training), while the one that walked trotted (0.73). Measured in ``make train`` (seed 42, the slow
@@ -159,7 +170,7 @@ class CpuProfileCfg:
     The scripted gaits of ``tests/probe_scripted_trot.py`` (3 Hz): the trot earns 0.42 a step, the same legs bounding
     0.02 (at 0.1: 0.78 and 0.27)."""
     turn_in_place_envs: float = 0.2
-    """PPO's share of command resamples that ask to turn in place (``rel_turn_in_place_envs``: no linear velocity, a
+    """PPO's and SAC's share of command resamples that ask to turn in place (``rel_turn_in_place_envs``: no linear velocity, a
     yaw rate from [-1, 1] rad/s); Isaac Lab's heading commands almost never ask for it. Without it the second
     ``make train`` run at the doubled fine weights (seed 42) failed at 699 (play seed 0: 0.33 m/s under 0.5, error
     0.210; turning error 0.324 with 3 of 16 robots falling) and fell turning at 749 and 799 too. At 0.1 (2026-11-28,
@@ -172,8 +183,8 @@ class CpuProfileCfg:
     forward error 0.099, turning 0.239; MuJoCo 0.36 m/s, error 0.147, and with friction 0.4 and 2 kg 0.42 m/s, error
     0.088. A second run (the same day) passed every check at 699 with margin: forward error 0.082, turning 0.93 rad/s
     (error 0.153), MuJoCo errors 0.035 and 0.034; its ``make train`` ended 52.8 minutes after it started (the first
-    52.4). PPO-ROA and SAC keep 0: on earlier recipes it did not make either turn in place, and their current recipes
-    were not measured with it."""
+    52.4). PPO-ROA keeps 0: on earlier recipes it did not make the teacher turn in place, and its current recipe was
+    not measured with it. SAC takes it with the gait reward (:class:`SacCpuProfileCfg`)."""
     symmetry_augmentation: bool = True
     """Left-right mirrored copies of every PPO minibatch (rsl_rl's symmetry extension, locolab.envs.symmetry), until
     iteration ``symmetry_until``; not for recurrent actors, whose sequences rsl_rl does not mirror."""
@@ -434,6 +445,10 @@ def apply_cpu_profile(env_cfg, agent_cfg, profile: CpuProfileCfg, num_envs_given
         agent_cfg.evaluation.interval = profile.evaluation_interval
     agent_cfg.threads.collection = profile.collection_threads
     agent_cfg.threads.learning = profile.learning_threads
+    is_roa = hasattr(agent_cfg.algorithm, "reg_lambda_window")
+    if not is_roa:
+        env_cfg.commands.base_velocity.rel_turn_in_place_envs = profile.turn_in_place_envs
+        add_trot_gait(env_cfg, profile.trot_gait_weight, profile.trot_gait_std)
     if is_sac(agent_cfg):
         agent_cfg.num_steps_per_env = profile.sac.num_steps_per_env
         for name in SAC_SETTINGS:
@@ -446,10 +461,6 @@ def apply_cpu_profile(env_cfg, agent_cfg, profile: CpuProfileCfg, num_envs_given
         if not max_iterations_given:
             agent_cfg.max_iterations = profile.sac.max_iterations
         return
-    is_roa = hasattr(agent_cfg.algorithm, "reg_lambda_window")
-    if not is_roa:
-        env_cfg.commands.base_velocity.rel_turn_in_place_envs = profile.turn_in_place_envs
-        add_trot_gait(env_cfg, profile.trot_gait_weight, profile.trot_gait_std)
     if profile.symmetry_augmentation and agent_cfg.actor.class_name != "RNNModel":  # rsl_rl: not for recurrent
         from isaaclab_rl.rsl_rl import RslRlSymmetryCfg
 
