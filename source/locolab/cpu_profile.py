@@ -147,44 +147,44 @@ class CpuProfileCfg:
     fine_tracking_std: float = 0.25
     trot_gait_weight: float = 2.0
     """Weight of Isaac Lab's gait reward (its Spot task's ``GaitReward``) with the Go2's diagonal feet paired
-    (``trot_gait``; PPO's and SAC's; 0: none). It pays feet of a diagonal pair that touch down and lift off together while
-    the other pair is in the opposite phase, whenever a velocity is commanded. Added because the runs of this recipe
-    that failed the forward check bounded too fast (8-9 touchdowns per foot and second, diagonal contact agreement
-    0.22-0.31 in training), while the one that walked trotted (0.73). Measured in ``make train`` (seed 42, the slow
-    machine, one run each): at weight 1.0 with Spot's width (0.1) iteration 699 passed the Newton checks at both play
-    seeds (forward error 0.133) and MuJoCo (0.059) but failed MuJoCo with friction 0.4 and 2 kg (0.170), and it still
-    bounded (10.7 touchdowns a second, diagonal agreement 0.19): the term paid that 0.8 a step. At weight 2.0 with the
-    width below (2026-11-29): the training gait turned to a trot as the noise fell (diagonal agreement 0.46 over
+    (``trot_gait``; PPO's and SAC's; 0: none). It pays feet of a diagonal pair that touch down and lift off together
+    while the other pair is in the opposite phase, whenever a velocity is commanded. Added because the runs of this
+    recipe that failed the forward check bounded too fast (8-9 touchdowns per foot and second, diagonal contact
+    agreement 0.22-0.31 in training), while the one that walked trotted (0.73). Measured in ``make train`` (seed 42, the
+    slow machine, one run each): at weight 1.0 with Spot's width (0.1) iteration 699 passed the Newton checks at both
+    play seeds (forward error 0.133) and MuJoCo (0.059) but failed MuJoCo with friction 0.4 and 2 kg (0.170), and it
+    still bounded (10.7 touchdowns a second, diagonal agreement 0.19): the term paid that 0.8 a step. At weight 2.0 with
+    the width below (2026-11-29): the training gait turned to a trot as the noise fell (diagonal agreement 0.46 over
     iterations 0-199, 0.74 over 600-699, as the walking run's 0.73), and iteration 699 passed every check: play seed 0
     forward 0.55 m/s, error 0.123; turning 1.03 rad/s, error 0.120; standing 0.02 m/s; the gate's play seed 1 forward
-    error 0.119 (the gate passed at 699); MuJoCo 0.44 m/s, error 0.112, and with friction 0.4 and 2 kg 0.57 m/s,
-    error 0.101; no falls. Under the 0.5 m/s check it still bounds (11.5 touchdowns a second, diagonal agreement
-    0.40), and trots turning in place (0.83). 76 minutes to iteration 699, 82 to the gate's verdict. A second
-    complete run (52.9 minutes to 699 on a faster day) trotted in training (0.88) and under the 0.5 m/s check (error
-    0.137 at 699) but let 1-7 of 16 robots fall turning in place at every checkpoint from 500 to 799; the gate passed
-    at 799 (66.6 minutes). Walked at 699 in 1 of 2 runs with a tenth of the commands turning in place, and in the
-    two runs with a fifth (``turn_in_place_envs``; docs/measurements/cpu_ppo_walking.md)."""
+    error 0.119 (the gate passed at 699); MuJoCo 0.44 m/s, error 0.112, and with friction 0.4 and 2 kg 0.57 m/s, error
+    0.101; no falls. Under the 0.5 m/s check it still bounds (11.5 touchdowns a second, diagonal agreement 0.40), and
+    trots turning in place (0.83). 76 minutes to iteration 699, 82 to the gate's verdict. A second complete run (52.9
+    minutes to 699 on a faster day) trotted in training (0.88) and under the 0.5 m/s check (error 0.137 at 699) but let
+    1-7 of 16 robots fall turning in place at every checkpoint from 500 to 799; the gate passed at 799 (66.6 minutes).
+    Walked at 699 in 1 of 2 runs with a tenth of the commands turning in place, and in the two runs with a fifth
+    (``turn_in_place_envs``; docs/measurements/cpu_ppo_walking.md)."""
     trot_gait_std: float = 0.01
     """The gait reward's kernel width on squared time differences [s^2]. Spot's 0.1 suits its slow steps; the Go2's
     steps are 0.05-0.15 s, whose squared differences stay far below 0.1, so a bound earned nearly as much as a trot.
     The scripted gaits of ``tests/probe_scripted_trot.py`` (3 Hz): the trot earns 0.42 a step, the same legs bounding
     0.02 (at 0.1: 0.78 and 0.27)."""
     turn_in_place_envs: float = 0.2
-    """PPO's and SAC's share of command resamples that ask to turn in place (``rel_turn_in_place_envs``: no linear velocity, a
-    yaw rate from [-1, 1] rad/s); Isaac Lab's heading commands almost never ask for it. Without it the second
-    ``make train`` run at the doubled fine weights (seed 42) failed at 699 (play seed 0: 0.33 m/s under 0.5, error
-    0.210; turning error 0.324 with 3 of 16 robots falling) and fell turning at 749 and 799 too. At 0.1 (2026-11-28,
-    seed 42) iteration 699 passed every walking check at play seed 0 (turning 1.03 rad/s, error 0.070); a second run
-    bounded forward (error 0.183). With the trot gait reward at 0.1, a run trotted forward but let 1-7 of 16 robots
-    fall turning in place at every checkpoint played from 500 to 799, while turning at 0.5 rad/s or while walking
+    """PPO's and SAC's share of command resamples that ask to turn in place (``rel_turn_in_place_envs``: no linear
+    velocity, a yaw rate from [-1, 1] rad/s); Isaac Lab's heading commands almost never ask for it. Without it the
+    second ``make train`` run at the doubled fine weights (seed 42) failed at 699 (play seed 0: 0.33 m/s under 0.5,
+    error 0.210; turning error 0.324 with 3 of 16 robots falling) and fell turning at 749 and 799 too. At 0.1
+    (2026-11-28, seed 42) iteration 699 passed every walking check at play seed 0 (turning 1.03 rad/s, error 0.070); a
+    second run bounded forward (error 0.183). With the trot gait reward at 0.1, a run trotted forward but let 1-7 of 16
+    robots fall turning in place at every checkpoint played from 500 to 799, while turning at 0.5 rad/s or while walking
     never fell: the fast in-place turn was a tenth of training's commands. At 0.2 (2026-11-29, seed 42, one run, 48.8
-    minutes to 699) no robot fell turning at either play seed and 699 passed every check: play seed 0 forward 0.49
-    m/s, error 0.108; turning 0.78 rad/s, error 0.2996 (the limit is 0.3); standing 0.06 m/s; the gate's play seed 1
-    forward error 0.099, turning 0.239; MuJoCo 0.36 m/s, error 0.147, and with friction 0.4 and 2 kg 0.42 m/s, error
-    0.088. A second run (the same day) passed every check at 699 with margin: forward error 0.082, turning 0.93 rad/s
-    (error 0.153), MuJoCo errors 0.035 and 0.034; its ``make train`` ended 52.8 minutes after it started (the first
-    52.4). PPO-ROA keeps 0: on earlier recipes it did not make the teacher turn in place, and its current recipe was
-    not measured with it. SAC takes it with the gait reward (:class:`SacCpuProfileCfg`)."""
+    minutes to 699) no robot fell turning at either play seed and 699 passed every check: play seed 0 forward 0.49 m/s,
+    error 0.108; turning 0.78 rad/s, error 0.2996 (the limit is 0.3); standing 0.06 m/s; the gate's play seed 1 forward
+    error 0.099, turning 0.239; MuJoCo 0.36 m/s, error 0.147, and with friction 0.4 and 2 kg 0.42 m/s, error 0.088. A
+    second run (the same day) passed every check at 699 with margin: forward error 0.082, turning 0.93 rad/s (error
+    0.153), MuJoCo errors 0.035 and 0.034; its ``make train`` ended 52.8 minutes after it started (the first 52.4).
+    PPO-ROA keeps 0: on earlier recipes it did not make the teacher turn in place, and its current recipe was not
+    measured with it. SAC takes it with the gait reward (:class:`SacCpuProfileCfg`)."""
     symmetry_augmentation: bool = True
     """Left-right mirrored copies of every PPO minibatch (rsl_rl's symmetry extension, locolab.envs.symmetry), until
     iteration ``symmetry_until``; not for recurrent actors, whose sequences rsl_rl does not mirror."""
