@@ -120,6 +120,12 @@ def run_dirs(log_root: Path) -> list[Path]:
     return sorted(p.parent for p in log_root.glob("*/*/params"))
 
 
+SMALL_SAC_SETTINGS = ("--agent", "sac", "agent.algorithm.learning_starts=64", "agent.algorithm.batch_size=64",
+                      "agent.algorithm.num_updates=2", "agent.algorithm.buffer_size=4096")
+"""SAC sized for a few seconds of 8 environments: the 64-transition warm-up fills in the first iteration (8 steps x
+8 envs)."""
+
+
 def scalars_of_a_short_training(tmp_path: Path, *overrides: str):
     """train.py for 3 iterations (8 envs, one simulation process) with ``overrides``: its run directory and its
     TensorBoard events (an ``EventAccumulator``)."""

@@ -65,8 +65,9 @@ def test_profile_sets_physics_rollout_and_ppo_and_keeps_the_control_rate():
     assert effective_settings(env_cfg, agent_cfg)["update_precision"] == agent_cfg.update_precision == "float32"
 
 
-def test_explicit_environment_count_and_iterations_win_over_the_profile():
-    env_cfg, agent_cfg = cpu_configs()
+@pytest.mark.parametrize("agent", ["ppo", "sac"])
+def test_explicit_environment_count_and_iterations_win_over_the_profile(agent):
+    env_cfg, agent_cfg = cpu_configs(agent)
     env_cfg.scene.num_envs, agent_cfg.max_iterations = 8, 3
     apply_cpu_profile(env_cfg, agent_cfg, CpuProfileCfg(), num_envs_given=True, max_iterations_given=True)
     assert (env_cfg.scene.num_envs, agent_cfg.max_iterations) == (8, 3)
@@ -142,6 +143,11 @@ def test_sac_takes_the_physics_and_its_own_sizes_but_no_ppo_settings():
     assert settings["mean_penalty"] == profile.sac.mean_penalty > 0
     assert settings["torch_threads"] == {"collection": profile.collection_threads,
                                          "learning": profile.learning_threads}
+    # on flat ground SAC trains on, as PPO does, until its final checkpoint walks: its checkpoints swing
+    assert (agent_cfg.walking_gate.extra_iterations, agent_cfg.walking_gate.chunk) == (
+        profile.sac.walking_gate_extra_iterations, profile.sac.walking_gate_chunk)
+    assert settings["walking_gate"] == agent_cfg.walking_gate.to_dict()
+    assert profile.sac.walking_gate_extra_iterations > 0
 
 
 @pytest.mark.parametrize(("agent", "phase", "added"), [("ppo", "train", True), ("roa", "train", False),

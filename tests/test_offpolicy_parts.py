@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import math
 import time
 
@@ -363,3 +364,19 @@ def test_a_layer_normed_sac_checkpoint_is_rebuilt_from_the_default_config():
     rebuilt.load(checkpoint)
     action = torch.rand(4, 2)
     assert torch.equal(rebuilt.critic(obs, action)[0], trained.critic(obs, action)[0])
+
+
+def test_an_actor_copies_after_an_update_without_the_updates_autograd_graph():
+    """The asynchronous collector deep-copies the actor each time training (re)starts: the walking gate's chunks
+    start it after updates, when the actor's distribution still holds tensors of the update's autograd graph."""
+    from locolab.algorithms.sac_cfg import SacRunnerCfg
+
+    obs = TensorDict({"policy": torch.randn(8, 3), "critic": torch.randn(8, 5)}, batch_size=[8])
+    cfg = SacRunnerCfg(max_iterations=1, experiment_name="test", device="cpu")
+    cfg.actor.hidden_dims, cfg.critic.hidden_dims = [8], [8]
+    sac = SAC.from_config(obs, 2, cfg.to_dict(), "cpu")
+    batch = TensorDict({"obs": obs, "bootstrap_obs": obs, "action": torch.rand(8, 2) - 0.5, "reward": torch.randn(8),
+                        "discount": torch.full((8,), 0.9)}, batch_size=[8])
+    sac.update(batch)
+    copied = copy.deepcopy(sac.actor)
+    assert torch.equal(copied(obs), sac.actor(obs))  # the same deterministic actions from the same weights

@@ -6,14 +6,12 @@ from __future__ import annotations
 import pytest
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-from conftest import last_json, run_dirs, run_main, run_script
+from conftest import SMALL_SAC_SETTINGS, last_json, run_dirs, run_main, run_script
 from locolab.algorithms.sac_cfg import SacRunnerCfg, check_sac_cfg
 
-SMALL_SAC = ("--agent", "sac", "--device", "cpu", "--num_envs", "8", "--max_iterations", "3", "--seed", "5",
-             "agent.algorithm.learning_starts=64", "agent.algorithm.batch_size=64", "agent.algorithm.num_updates=2",
-             "agent.algorithm.buffer_size=4096", "env.episode_length_s=0.3")
-"""A few seconds of SAC: the 64-transition warm-up fills in the first iteration (8 steps x 8 envs); 15-step episodes,
-so episodes end within the run."""
+SMALL_SAC = ("--device", "cpu", "--num_envs", "8", "--max_iterations", "3", "--seed", "5", *SMALL_SAC_SETTINGS,
+             "env.episode_length_s=0.3")
+"""A few seconds of SAC, with 15-step episodes, so episodes end within the run."""
 
 
 SYNC_BOUNDS = (0.4, 0.6)

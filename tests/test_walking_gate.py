@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import scalars_of_a_short_training
+from conftest import SMALL_SAC_SETTINGS, scalars_of_a_short_training
 
 from locolab.runners.walking_gate import REPORT_NAME, WalkingGateCfg, learn_until_walking
 
@@ -77,4 +77,17 @@ def test_train_py_plays_its_final_checkpoints_and_trains_on_while_they_do_not_wa
     first_check = report["evaluations"][0]["checks"][0]
     assert first_check["check"] == "forward" and first_check["failures"]
     assert [event.step for event in events.Scalars("Loss/surrogate")] == [0, 1, 2, 3, 4]
+    assert (run / "model_4.pt").is_file()
+
+
+@pytest.mark.slow
+def test_sac_trains_on_in_chunks_with_its_replay_buffer_while_its_final_checkpoints_do_not_walk(tmp_path):
+    run, events = scalars_of_a_short_training(tmp_path, *SMALL_SAC_SETTINGS, "--collector", "async",
+                                              "agent.walking_gate.extra_iterations=2", "agent.walking_gate.chunk=2")
+    report = json.loads((run / REPORT_NAME).read_text())
+    assert not report["walked"] and [e["iteration"] for e in report["evaluations"]] == [2, 4]
+    added = events.Scalars("SAC/buffer_transitions")
+    assert [event.step for event in added] == [0, 1, 2, 3, 4]
+    # each chunk starts a new collector, but the replay buffer (and the transitions in it) carries over
+    assert all(later.value > earlier.value for earlier, later in zip(added, added[1:]))
     assert (run / "model_4.pt").is_file()

@@ -13,6 +13,7 @@ from locolab.eval.periodic import PeriodicEvalCfg
 from locolab.runners.entropy_schedule import EntropyScheduleCfg
 from locolab.runners.nonfinite import NonFiniteCfg
 from locolab.runners.torch_threads import TorchThreadsCfg
+from locolab.runners.walking_gate import WalkingGateCfg
 
 
 @configclass
@@ -132,6 +133,9 @@ class SacRunnerCfg:
     evaluation: PeriodicEvalCfg = PeriodicEvalCfg()
     nonfinite: NonFiniteCfg = NonFiniteCfg()
     threads: TorchThreadsCfg = TorchThreadsCfg()
+    walking_gate: WalkingGateCfg = WalkingGateCfg()
+    """Training past ``max_iterations`` until the final checkpoint walks (PPO's gate,
+    :mod:`locolab.runners.walking_gate`); off unless set."""
 
 
 def check_sac_cfg(cfg: SacRunnerCfg) -> None:

@@ -43,6 +43,12 @@ class SquashedGaussianDistribution(HeteroscedasticGaussianDistribution):
     def squash(self, u: torch.Tensor) -> torch.Tensor:
         return self.action_center + self.action_half_range * torch.tanh(u)
 
+    def __getstate__(self) -> dict:
+        """A copy (``copy.deepcopy``, pickling) leaves out the distribution of the last forward pass: after a SAC
+        update its mean and standard deviation carry the update's autograd graph, which cannot be deep-copied (the
+        asynchronous collector copies the actor each time ``learn`` starts, as the walking gate's chunks do)."""
+        return {**super().__getstate__(), "_distribution": None}
+
     def init_mlp_weights(self, mlp: nn.Module) -> None:
         """rsl_rl's log-std head initialisation and, with ``init_mean_std``, a mean head of weights
         ``N(0, init_mean_std)`` and zero biases: the untrained actor's mean action is then near 0 (the default pose)
