@@ -317,6 +317,11 @@ def is_sac(agent_cfg) -> bool:
     return hasattr(agent_cfg.algorithm, "n_step")
 
 
+def walking_checks_apply(env_cfg) -> bool:
+    """Whether the walking gate can judge this task: the walking checks are flat-ground ones."""
+    return env_cfg.scene.terrain.terrain_type == "plane"
+
+
 def set_physics_step(env_cfg, dt: float, decimation: int) -> None:
     """Physics step ``dt`` and ``decimation`` physics steps per policy step, with the sensors ticking every physics
     step and rendering once per policy step, as Isaac Lab's velocity configs set them."""
@@ -472,7 +477,7 @@ def apply_cpu_profile(env_cfg, agent_cfg, profile: CpuProfileCfg, num_envs_given
         schedule.start, schedule.end, schedule.final = profile.sac.entropy_schedule
         if not max_iterations_given:
             agent_cfg.max_iterations = profile.sac.max_iterations
-            if env_cfg.scene.terrain.terrain_type == "plane":  # the walking checks are flat-ground ones
+            if walking_checks_apply(env_cfg):
                 agent_cfg.walking_gate.extra_iterations = profile.sac.walking_gate_extra_iterations
                 agent_cfg.walking_gate.chunk = profile.sac.walking_gate_chunk
         return
@@ -502,7 +507,7 @@ def apply_cpu_profile(env_cfg, agent_cfg, profile: CpuProfileCfg, num_envs_given
         noise.final, noise.learning_rate = profile.action_noise_final, profile.action_noise_learning_rate
     agent_cfg.symmetry_until = profile.roa_finetune_symmetry_until if finetune else profile.symmetry_until
     if not max_iterations_given:
-        if env_cfg.scene.terrain.terrain_type == "plane":  # the walking checks are flat-ground ones
+        if walking_checks_apply(env_cfg):
             agent_cfg.walking_gate.extra_iterations = profile.walking_gate_extra_iterations
         if not is_roa:
             agent_cfg.max_iterations = profile.max_iterations
