@@ -25,25 +25,26 @@ class SacCpuProfileCfg:
     0.112; 0.05 m/s) and turned in place at 0.45 rad/s (error 0.455, the limit 0.3), and resumed, 2300 (64 minutes)
     passed every walking check (turning 0.92 rad/s, error 0.196) and both MuJoCo checks, the first SAC checkpoint to do
     so (docs/measurements/sac.md). An uninterrupted run of this profile (2026-11-30) passed every walking check at
-    2100 (53.6 minutes) and 2400, not at its final iteration."""
+    2100 (53.6 minutes) and 2400, not at its final iteration. With twice the updates (``num_updates``) and the
+    synchronous collector (2026-11-30) iteration 1200 passed every check 42.8 minutes in, sooner than PPO (48.8)."""
 
     num_steps_per_env: int = 8
     """Steps of every environment per iteration: 4096 transitions at 512 environments."""
     batch_size: int = 1024
-    num_updates: int = 16
-    """Gradient steps per iteration: each transition is replayed 4 times on average. With 8, the asynchronous
-    learner waited 0.66 s of each 1.1 s iteration for the collector's next chunk; 16 updates (about 1.0 s on its one
-    thread) fill that wait. With 32 (seed 42) the learner paced the collector (a median 2390 steps/s); iterations
-    1100 and 1400 (4.5 and 5.7 M samples) passed the forward and standing checks, with forward errors of 0.114 and
-    0.096 (this profile's first pass: 0.144 at 1600, 6.6 M), but neither turned in place (docs/measurements/sac.md)."""
+    num_updates: int = 32
+    """Gradient steps per iteration: each transition is replayed about 8 times. With the synchronous collector (the
+    default) the update runs on both cores while the simulation waits, 32-35 ms a step against 52-57 ms on one thread,
+    so 32 updates cost 1.1-1.2 s of a 2.0-2.3 s iteration. Measured (seed 42, sync, 2026-11-30): iteration 1200 (42.8
+    minutes, 4.9 M samples) passed every walking check and MuJoCo's; with 16 updates (async) the turn in place came
+    at 2000-2100 (8.2-8.6 M samples, 51-54 minutes). Asynchronously 32 updates ran 2.3-2.5 s an iteration (the
+    learner's one thread shares the cores with both simulation processes) and turned in place by 1445, not by 1245
+    (49 minutes) (docs/measurements/sac.md)."""
     buffer_size: int = 400_000
     learning_starts: int = 16384
-    max_iterations: int = 2600
-    """With PPO's commands and gait reward (seed 42, async, one run) iteration 1999 (56 minutes, its checkpoints played
-    beside it) walked forward but turned in place at 0.45 rad/s only; resumed, 2300 (64 minutes) passed every walking
-    check and both MuJoCo checks, and 2599 (72 minutes) every walking check (turning 1.05 rad/s, error 0.132). The
-    2000 iterations before stopped short of the turn. Uninterrupted (2026-11-30) every checkpoint turned in place from
-    2000 on."""
+    max_iterations: int = 1600
+    """About 55-60 minutes on 2 cores at 32 updates. The synchronous run of 2026-11-30 (seed 42) walked at 1200 and
+    1300 (every walking check) and was stopped at 1397; the walking gate below trains on past 1600 while the final
+    checkpoint fails."""
     walking_gate_extra_iterations: int = 600
     """On flat ground SAC trains on past ``max_iterations`` too, ``walking_gate_chunk`` iterations at a time, until the
     final checkpoint passes the walking checks, at most this many more (PPO's gate, ``walking_gate_extra_iterations``
@@ -53,7 +54,7 @@ class SacCpuProfileCfg:
     and the final 2599 at 0.82 m/s (error 0.344); 2100 and 2400 passed every check, 2000, 2200, 2300, 2500 and 2599
     failed one each (docs/measurements/sac.md)."""
     walking_gate_chunk: int = 100
-    """Iterations between two of the gate's checks: about 2.5 minutes of training, about as long as the checks."""
+    """Iterations between two of the gate's checks: about 3.5 minutes of training, about as long as the checks."""
     actor_hidden_dims: list[int] = [256, 128]
     critic_hidden_dims: list[int] = [256, 256]
     """Smaller than the GPU networks: an update of the GPU-sized critic (512-256-128) on a 2048 batch took 216 ms on one
