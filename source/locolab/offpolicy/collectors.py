@@ -4,7 +4,10 @@ else (no learning, no logging).
 :class:`SyncCollector` collects when asked (collect, then update). :class:`AsyncCollector` collects in a background
 thread with its own copy of the policy, into a bounded queue, while the learner updates; the learner publishes new
 weights after each update and the copy picks them up before its next action. On a CPU this overlaps the simulation
-processes' stepping with the learner's gradient steps, which a collect-then-update loop leaves idle in turn.
+processes' stepping with the learner's gradient steps, which a collect-then-update loop leaves idle in turn. Measured
+on 2 cores (docs/measurements/sac.md) the overlap did not pay: the simulation processes already fill both cores, so
+the learner's one thread competes with them, while a synchronous update has both cores (2.3-2.5 s an iteration
+against 2.0-2.3 at 32 updates; the same pace at 16).
 
 Both step through :func:`locolab.eval.rollout.rollout`, the routine PPO's training and every evaluation use.
 """
