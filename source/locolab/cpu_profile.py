@@ -24,7 +24,7 @@ class SacCpuProfileCfg:
     0.35-0.41 over 1400-1999), iteration 1999 (56 minutes) passed the forward and standing checks (0.57 m/s, error
     0.112; 0.05 m/s) and turned in place at 0.45 rad/s (error 0.455, the limit 0.3), and resumed, 2300 (64 minutes)
     passed every walking check (turning 0.92 rad/s, error 0.196) and both MuJoCo checks, the first SAC checkpoint to do
-    so (docs/measurements/sac.md). An uninterrupted run of this profile (2026-11-30) passed every walking check at
+    so (docs/measurements/sac.md). An uninterrupted run with 16 updates (2026-11-30) passed every walking check at
     2100 (53.6 minutes) and 2400, not at its final iteration. With twice the updates (``num_updates``) and the
     synchronous collector (2026-11-30) iteration 1200 passed every check 42.8 minutes in, sooner than PPO (48.8)."""
 
@@ -49,7 +49,7 @@ class SacCpuProfileCfg:
     """On flat ground SAC trains on past ``max_iterations`` too, ``walking_gate_chunk`` iterations at a time, until the
     final checkpoint passes the walking checks, at most this many more (PPO's gate, ``walking_gate_extra_iterations``
     of :class:`CpuProfileCfg`); not when ``--max_iterations`` is given. Why: SAC's checkpoints of one run swing
-    between passing and failing. The first uninterrupted run of this profile (seed 42, async, 2026-11-30) turned in
+    between passing and failing. The uninterrupted run with 16 updates (seed 42, async, 2026-11-30) turned in
     place from 2000 on, but under a 0.5 m/s command 2000 walked at 0.28 m/s, 2100 at 0.51 m/s (error 0.127, passing)
     and the final 2599 at 0.82 m/s (error 0.344); 2100 and 2400 passed every check, 2000, 2200, 2300, 2500 and 2599
     failed one each (docs/measurements/sac.md)."""
