@@ -44,7 +44,8 @@ class SacCpuProfileCfg:
     max_iterations: int = 1600
     """About 55-60 minutes on 2 cores at 32 updates. The synchronous run of 2026-11-30 (seed 42) walked at 1200 and
     1300 (every walking check) and was stopped at 1397; the walking gate below trains on past 1600 while the final
-    checkpoint fails."""
+    checkpoint fails. End to end with seed 7 (2026-11-30): 1599 after 58.6 minutes, 1300 (48.0) passed every check,
+    1400-1599 failed one each, and the gate passed 1899, the run ending after 79 minutes."""
     walking_gate_extra_iterations: int = 600
     """On flat ground SAC trains on past ``max_iterations`` too, ``walking_gate_chunk`` iterations at a time, until the
     final checkpoint passes the walking checks, at most this many more (PPO's gate, ``walking_gate_extra_iterations``
@@ -52,7 +53,8 @@ class SacCpuProfileCfg:
     between passing and failing. The uninterrupted run with 16 updates (seed 42, async, 2026-11-30) turned in
     place from 2000 on, but under a 0.5 m/s command 2000 walked at 0.28 m/s, 2100 at 0.51 m/s (error 0.127, passing)
     and the final 2599 at 0.82 m/s (error 0.344); 2100 and 2400 passed every check, 2000, 2200, 2300, 2500 and 2599
-    failed one each (docs/measurements/sac.md)."""
+    failed one each (docs/measurements/sac.md). With 32 updates (seed 7) the gate failed 1599 (no turn), 1699
+    (standing at 0.13 m/s) and 1799 (forward error 0.172) and passed 1899."""
     walking_gate_chunk: int = 100
     """Iterations between two of the gate's checks: about 3.5 minutes of training, about as long as the checks."""
     actor_hidden_dims: list[int] = [256, 128]
