@@ -214,6 +214,9 @@ class LocoLabGo2Cfg:
     """Length of the ``history`` observation (built from ``policy`` by locolab.envs.ProprioHistoryWrapper)."""
     metrics: DynamicsMetricsCfg = DynamicsMetricsCfg()
     """Episode metrics of training, evaluation, play.py and eval.py (locolab.eval.metrics)."""
+    skip_absent_passive_forces: bool = False
+    """Skip MuJoCo-Warp's passive-force stage and Euler's implicit damping while the robot has no passive forces, on a
+    CPU (locolab.envs.passive_forces): the same physics, cheaper. The CPU profile turns it on for training."""
 
     def __post_init__(self):
         super().__post_init__()

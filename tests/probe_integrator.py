@@ -1,5 +1,7 @@
-"""Steps the flat task's robots (the CPU profile's physics, one integrator given) under fixed random actions and prints
-their joint positions and base heights after every 50 steps, as one JSON line: the states two integrators reach."""
+"""Steps the flat task's robots (the CPU profile's physics, one integrator given, MuJoCo-Warp's passive-force stage
+computed or skipped) under fixed random actions and prints their joint positions and base heights after every 50
+steps, as one JSON line: the states two physics settings reach. With the stage skipped it also reports whether
+MuJoCo-Warp's skip flags were set over the run, and again after one joint was given damping and the robots stepped."""
 
 from __future__ import annotations
 
@@ -9,9 +11,18 @@ import json
 import torch
 
 
+def skip_flags_set() -> bool:
+    from isaaclab_newton.physics.newton_manager import NewtonManager
+    from mujoco_warp._src.types import DisableBit
+
+    skipped = DisableBit.SPRING | DisableBit.DAMPER
+    return NewtonManager._solver.mjw_model.opt.disableflags & skipped == skipped
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--integrator", required=True)
+    parser.add_argument("--passive", choices=("computed", "skipped"), default="computed")
     parser.add_argument("--steps", type=int, default=250)
     args = parser.parse_args()
 
@@ -22,8 +33,9 @@ def main() -> None:
     env_cfg, agent_cfg = load_task_cfgs(task, num_envs=8, device="cpu", seed=0)
     apply_cpu_profile(env_cfg, agent_cfg, CpuProfileCfg(), num_envs_given=True)
     env_cfg.sim.physics.solver_cfg.integrator = args.integrator
+    env_cfg.skip_absent_passive_forces = args.passive == "skipped"
     generator = torch.Generator().manual_seed(0)
-    states = []
+    states, report = [], {"integrator": args.integrator, "passive": args.passive}
     with open_env(task, env_cfg) as env, torch.inference_mode():
         robot = env.unwrapped.scene["robot"]
         env.reset()
@@ -32,7 +44,12 @@ def main() -> None:
             if step % 50 == 0:
                 states.append({"joint_pos": robot.data.joint_pos.torch.tolist(),
                                "base_height": robot.data.root_pos_w.torch[:, 2].tolist()})
-    print(json.dumps({"integrator": args.integrator, "states": states}))
+        report["skip_flags_set"] = skip_flags_set()
+        robot.write_joint_viscous_friction_coefficient_to_sim_index(
+            joint_viscous_friction_coeff=torch.full((1, 1), 0.5), joint_ids=[0], env_ids=[0])
+        env.step(torch.zeros(8, 12))
+        report["skip_flags_set_with_damping"] = skip_flags_set()
+    print(json.dumps({**report, "states": states}))
 
 
 if __name__ == "__main__":

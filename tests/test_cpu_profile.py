@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+import torch
 import yaml
 
 from conftest import last_json, run_dirs, run_main, run_script, run_side_by_side
@@ -31,6 +32,7 @@ def test_profile_sets_physics_rollout_and_ppo_and_keeps_the_control_rate():
     assert (env_cfg.sim.dt, env_cfg.decimation) == (profile.physics_dt, profile.decimation)
     assert env_cfg.sim.dt * env_cfg.decimation == pytest.approx(control_period)  # the policy still acts at 50 Hz
     assert env_cfg.scene.contact_forces.update_period == profile.physics_dt
+    assert env_cfg.skip_absent_passive_forces == profile.skip_absent_passive_forces
     assert agent_cfg.num_steps_per_env == profile.num_steps_per_env
     assert agent_cfg.max_iterations == profile.max_iterations
     for name in ("learning_rate", "schedule", "desired_kl", "entropy_coef", "num_learning_epochs",
@@ -214,6 +216,28 @@ def test_the_profiles_euler_integrator_steps_the_robot_exactly_as_isaac_labs_imp
 
 
 @pytest.mark.slow
+def test_skipping_the_go2s_absent_passive_forces_moves_it_as_computing_them_until_a_joint_gets_damping():
+    """The Go2 has no joint springs or dampers, gravity compensation or fluid forces: skipping MuJoCo-Warp's
+    passive-force stage and Euler's damping solve (what ``CpuProfileCfg.skip_absent_passive_forces`` turns on)
+    changes its motion by float32 rounding only, and a joint given damping brings the stages back."""
+    assert CpuProfileCfg().skip_absent_passive_forces
+    modes = ("computed", "skipped")
+    results = run_side_by_side(*(("tests/probe_integrator.py", "--integrator", "euler", "--passive", mode)
+                                 for mode in modes))
+    runs = {}
+    for mode, result in zip(modes, results):
+        assert result.returncode == 0, result.stderr[-3000:]
+        runs[mode] = last_json(result.stdout)
+    assert runs["skipped"]["skip_flags_set"] and not runs["skipped"]["skip_flags_set_with_damping"]
+    assert not runs["computed"]["skip_flags_set"]
+    assert len(runs["skipped"]["states"]) == 5
+    for computed, skipped in zip(runs["computed"]["states"], runs["skipped"]["states"]):  # 250 actions, with falls
+        assert torch.allclose(torch.tensor(skipped["joint_pos"]), torch.tensor(computed["joint_pos"]), rtol=0, atol=1e-4)
+        assert torch.allclose(torch.tensor(skipped["base_height"]), torch.tensor(computed["base_height"]), rtol=0,
+                              atol=1e-5)
+
+
+@pytest.mark.slow
 def test_no_cpu_profile_keeps_the_tasks_settings(tmp_path):
     # the task's periodic evaluation (32 environments, a 20 s episode: about 2.5 minutes here) is not under test
     result = run_script("train.py", "--device", "cpu", "--num_envs", "8", "--max_iterations", "1",
@@ -223,6 +247,7 @@ def test_no_cpu_profile_keeps_the_tasks_settings(tmp_path):
     assert not (run / "params" / "cpu_profile.yaml").exists()
     env = yaml.unsafe_load((run / "params" / "env.yaml").read_text())
     assert env["sim"]["physics"]["num_substeps"] == 2 and env["sim"]["dt"] == 0.005
+    assert env["skip_absent_passive_forces"] is False  # Isaac Lab's step, every stage computed
 
 
 @pytest.mark.slow

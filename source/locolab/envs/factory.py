@@ -14,6 +14,7 @@ import gymnasium as gym
 import torch
 
 from .asset_check import check_assets_offline
+from .passive_forces import skip_absent_passive_forces
 from .solver_warnings import quiet_capped_solver
 
 CPU_NUM_ENVS = 64
@@ -101,6 +102,7 @@ def open_env(task: str, env_cfg) -> Iterator[gym.Env]:
     with launch_simulation(env_cfg, {"device": env_cfg.sim.device, "headless": True}):
         env = gym.make(task, cfg=env_cfg)
         quiet_capped_solver(env_cfg)
+        skip_absent_passive_forces(env_cfg)
         try:
             yield env
         finally:
