@@ -13,9 +13,10 @@ import torch
 
 def skip_flags_set() -> bool:
     from isaaclab_newton.physics.newton_manager import NewtonManager
-    from mujoco_warp._src.types import DisableBit
 
-    skipped = DisableBit.SPRING | DisableBit.DAMPER
+    from locolab.envs.passive_forces import skipped_stage_flags
+
+    skipped = skipped_stage_flags()
     return NewtonManager._solver.mjw_model.opt.disableflags & skipped == skipped
 
 

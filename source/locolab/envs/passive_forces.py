@@ -15,6 +15,14 @@ CPU only: on a GPU Isaac Lab replays a captured CUDA graph of the step, which a 
 
 from __future__ import annotations
 
+
+def skipped_stage_flags() -> int:
+    """MuJoCo-Warp's disable flags that skip the passive-force stage and Euler's implicit damping."""
+    from mujoco_warp._src.types import DisableBit
+
+    return int(DisableBit.SPRING | DisableBit.DAMPER)
+
+
 def has_passive_forces(model) -> bool:
     """Whether the MuJoCo-Warp ``model`` (any world) has a joint spring or damper, a tendon, a flex, gravity
     compensation, fluid forces or a passive-force callback."""
@@ -39,13 +47,12 @@ def skip_absent_passive_forces(env_cfg) -> None:
     if not getattr(env_cfg, "skip_absent_passive_forces", False) or env_cfg.sim.device != "cpu":
         return
     from isaaclab_newton.physics.newton_manager import NewtonManager
-    from mujoco_warp._src.types import DisableBit
 
     solver = NewtonManager._solver
     model = getattr(solver, "mjw_model", None)  # None: MuJoCo's C backend, which skips absent stages itself
     if model is None:
         return
-    skipped = int(DisableBit.SPRING | DisableBit.DAMPER)
+    skipped = skipped_stage_flags()
     notify = solver.notify_model_changed
 
     def notify_and_decide(flags) -> None:
