@@ -35,7 +35,8 @@ fixed commands of locolab.eval.walking; the JSON reports the wall-clock minutes 
 With ``--run`` it trains nothing: a finished run's checkpoints (e.g. from a lent GPU, played here on the CPU) are
 played in order from ``--first_iteration``, and the minutes are its training time, read from its TensorBoard events.
 
-    python scripts/benchmark.py --time_to_walk --device cpu --run logs/gpu_h200/locolab_go2_flat/<run> --first_iteration 200
+    python scripts/benchmark.py --time_to_walk --device cpu --run logs/gpu_h200/locolab_go2_flat/<run> \
+        --first_iteration 200
 """
 
 from __future__ import annotations

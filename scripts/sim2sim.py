@@ -20,7 +20,8 @@ from pathlib import Path
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--policy", required=True, help="directory with policy.onnx and policy.json (scripts/export.py)")
+    parser.add_argument("--policy", required=True,
+                        help="directory with policy.onnx and policy.json (scripts/export.py)")
     parser.add_argument("--seconds", type=float, default=10.0, help="simulated time (default 10)")
     parser.add_argument("--command", type=float, nargs=3, default=(0.5, 0.0, 0.0), metavar=("VX", "VY", "WZ"),
                         help="velocity command: m/s, m/s, rad/s (default 0.5 0 0)")

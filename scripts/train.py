@@ -37,8 +37,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--task", default=DEFAULT_TASK, help=f"gymnasium task id (default {DEFAULT_TASK})")
     parser.add_argument("--agent", choices=AGENTS, default="ppo", help="ppo (blind baseline), ppo_rnn (its recurrent "
-                        "variant: a GRU actor, agent.actor.rnn_type=lstm for an LSTM), roa (PPO-ROA) or sac (off-policy "
-                        "SAC)")
+                        "variant: a GRU actor, agent.actor.rnn_type=lstm for an LSTM), roa (PPO-ROA) or sac "
+                        "(off-policy SAC)")
     parser.add_argument("--phase", choices=PHASES, default="train", help="ROA phase: train (teacher) or finetune "
                         "(student, starts from --teacher)")
     parser.add_argument("--teacher", default=None, help="finetune: the train-phase run directory or model_<it>.pt")

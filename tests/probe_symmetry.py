@@ -63,7 +63,8 @@ def main() -> None:
         feet_cfg = manager._group_obs_term_cfgs["priv"][manager.active_terms["priv"].index("feet_contact")]
         sensor = unwrapped.scene.sensors[feet_cfg.params["sensor_cfg"].name]
         feet = [sensor.body_names[i] for i in feet_cfg.params["sensor_cfg"].body_ids]
-        report["feet_swap"] = {foot: feet[priv["feet_contact/perm"][feet.index(foot)]] for foot in ("FL_foot", "RL_foot")}
+        report["feet_swap"] = {foot: feet[priv["feet_contact/perm"][feet.index(foot)]]
+                               for foot in ("FL_foot", "RL_foot")}
         mirrored = maps.mirror_observations(obs)
         report["history_mirrors_like_policy"] = bool(torch.equal(mirrored["history"][:, -1], mirrored["policy"]))
         if "height_scan" in critic:

@@ -98,7 +98,8 @@ def test_roa_phases_take_their_iterations_and_regulariser_window(phase, iteratio
     assert tuple(agent_cfg.algorithm.reg_lambda_window) == tuple(profile.roa_reg_lambda_window)
     # the teacher's learning rate starts adaptive like PPO's; the student's is held at the teacher's last
     assert (agent_cfg.algorithm.schedule, agent_cfg.algorithm.learning_rate) == (
-        (profile.schedule, profile.learning_rate) if phase == "train" else ("fixed", profile.roa_finetune_learning_rate))
+        (profile.schedule, profile.learning_rate) if phase == "train"
+        else ("fixed", profile.roa_finetune_learning_rate))
     assert (agent_cfg.algorithm.symmetry_cfg is not None) == profile.symmetry_augmentation  # PPO-ROA takes it too
     # ... except at the end: the teacher's last 50 iterations, the student's last 150
     assert agent_cfg.symmetry_until == (profile.symmetry_until if phase == "train" else
@@ -232,7 +233,8 @@ def test_skipping_the_go2s_absent_passive_forces_moves_it_as_computing_them_unti
     assert not runs["computed"]["skip_flags_set"]
     assert len(runs["skipped"]["states"]) == 5
     for computed, skipped in zip(runs["computed"]["states"], runs["skipped"]["states"]):  # 250 actions, with falls
-        assert torch.allclose(torch.tensor(skipped["joint_pos"]), torch.tensor(computed["joint_pos"]), rtol=0, atol=1e-4)
+        assert torch.allclose(torch.tensor(skipped["joint_pos"]), torch.tensor(computed["joint_pos"]), rtol=0,
+                              atol=1e-4)
         assert torch.allclose(torch.tensor(skipped["base_height"]), torch.tensor(computed["base_height"]), rtol=0,
                               atol=1e-5)
 

@@ -73,7 +73,8 @@ def test_metadata_is_complete_and_agrees_with_the_task_config(exported, roa_runs
     ranges = env_cfg.commands.base_velocity.ranges
     assert meta["command"]["ranges"] == {name: list(getattr(ranges, name))
                                          for name in ("lin_vel_x", "lin_vel_y", "ang_vel_z")}
-    assert meta["checkpoint"]["path"] == str(roa_runs["student"] / "model_1.pt") and meta["checkpoint"]["iteration"] == 1
+    assert meta["checkpoint"]["path"] == str(roa_runs["student"] / "model_1.pt")
+    assert meta["checkpoint"]["iteration"] == 1
     assert len(meta["checkpoint"]["sha256"]) == 64
     assert all(meta["versions"][package] for package in ("locolab", "torch", "isaaclab", "rsl-rl-lib", "onnxruntime"))
 

@@ -18,7 +18,8 @@ pytestmark = pytest.mark.slow
     [("LocoLab-Velocity-Flat-Go2", 45 + 26), ("LocoLab-Velocity-Rough-Go2", 45 + 26 + 187)],  # rough: height scan
 )
 def test_task_builds_and_steps_on_cpu_with_random_actions(task, critic_dim):
-    result = run_script("tests/probe_env.py", "--task", task, "--num_envs", "8", "--seconds", "1", "--actions", "random")
+    result = run_script("tests/probe_env.py", "--task", task, "--num_envs", "8", "--seconds", "1",
+                        "--actions", "random")
     assert result.returncode == 0, result.stderr[-3000:]
     probe = last_json(result.stdout)
     assert probe["steps"] == 50

@@ -252,7 +252,8 @@ def test_runner_names_the_observation_that_differs_from_the_checkpoint(tmp_path)
     shorter_history = ProprioHistoryWrapper(HiddenGainEnv(4), 6)
     other = LocoLabOnPolicyRunner(shorter_history, runner_cfg(ROA_CFG, OBS_GROUPS) | {"num_steps_per_env": 6},
                                   log_dir=None, device="cpu")
-    with pytest.raises(CheckpointError, match=r"observation 'history' has shape \[8, 3\] in the checkpoint, \[6, 3\] here"):
+    with pytest.raises(CheckpointError,
+                       match=r"observation 'history' has shape \[8, 3\] in the checkpoint, \[6, 3\] here"):
         other.load(str(tmp_path / "model_0.pt"))
 
 
@@ -289,7 +290,8 @@ def test_the_regulariser_pulls_the_teachers_latent_toward_the_adaptation_estimat
 def identity_mirror(env, obs=None, actions=None):
     """A 'mirror' that maps every sample to itself, recording the minibatches it is given."""
     identity_mirror.calls.append(None if obs is None else (obs.batch_size[0], sorted(obs.keys())))
-    return (None if obs is None else torch.cat([obs, obs])), (None if actions is None else torch.cat([actions, actions]))
+    return ((None if obs is None else torch.cat([obs, obs])),
+            (None if actions is None else torch.cat([actions, actions])))
 
 
 @pytest.mark.parametrize("phase", ["train", "finetune"])

@@ -103,7 +103,8 @@ def test_a_recurrent_checkpoint_sets_the_rnn_type_size_and_depth_of_the_config_i
 
     _, agent_cfg = load_task_cfgs("LocoLab-Velocity-Flat-Go2", AGENT_ENTRY_POINTS[("ppo_rnn", "train")], device="cpu")
     fit_recurrent_actor(agent_cfg, {"actor_state_dict": recurrent_policy(rnn_type).state_dict()})
-    assert (agent_cfg.actor.rnn_type, agent_cfg.actor.rnn_hidden_dim, agent_cfg.actor.rnn_num_layers) == (rnn_type, 16, 2)
+    actor = agent_cfg.actor
+    assert (actor.rnn_type, actor.rnn_hidden_dim, actor.rnn_num_layers) == (rnn_type, 16, 2)
 
 
 RNN_RUN = ("--agent", "ppo_rnn", "--device", "cpu", "--num_envs", "8", "--max_iterations", "2", "--seed", "5")

@@ -294,7 +294,8 @@ class PPOROA(PPO):
                 ema.copy_(current)
 
     def _adapt_learning_rate(self, old_params: tuple[torch.Tensor, ...], new_params: tuple[torch.Tensor, ...]) -> None:
-        """rsl_rl's adaptive schedule: divide the learning rate by 1.5 above twice the KL target, multiply below half."""
+        """rsl_rl's adaptive schedule: divide the learning rate by 1.5 above twice the KL target, multiply below
+        half."""
         if self.desired_kl is None or self.schedule != "adaptive":
             return
         with torch.inference_mode():

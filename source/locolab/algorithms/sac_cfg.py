@@ -95,7 +95,8 @@ class SacAlgorithmCfg:
     mean_penalty_free: float = 0.0
     """Pre-squash mean magnitude the penalty leaves free: it squares only the excess, ``max(|u| - free, 0)``. At 0
     (the default) every mean is pulled toward the default pose; above 0 only the means heading for the tanh's flat
-    ends are (tanh(1) = 0.76 of the bound, tanh(1.5) = 0.91), and a gait may use the joints' middle range unpenalised."""
+    ends are (tanh(1) = 0.76 of the bound, tanh(1.5) = 0.91), and a gait may use the joints' middle range
+    unpenalised."""
     symmetry_augmentation: bool = False
     """Add every transition's left-right mirror image to the replay buffer too (:func:`locolab.envs.symmetry.
     mirror_transitions`): twice the transitions per simulated step, for the price of a copy, like PPO's mirrored

@@ -112,7 +112,8 @@ def write_usd(spec: QuadrupedSpec, path: str) -> None:
             joint_path = f"{joints_path}/{leg}_{part}_joint"
             _revolute(stage, joint_path, parent, body, anchor, spec.joint(leg, part), spec.armature)
             parent, parent_pos = body, frames[part]
-        _capsule(stage, f"{root_path}/{leg}_thigh/collision", spec.thigh_radius, spec.thigh_length, -spec.thigh_length / 2)
+        _capsule(stage, f"{root_path}/{leg}_thigh/collision", spec.thigh_radius, spec.thigh_length,
+                 -spec.thigh_length / 2)
         calf_length = spec.calf_length - spec.foot_radius
         _capsule(stage, f"{root_path}/{leg}_calf/collision", spec.calf_radius, calf_length, -calf_length / 2)
 

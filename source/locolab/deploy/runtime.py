@@ -54,13 +54,15 @@ class PolicyRuntime:
             raise FileNotFoundError(f"No {METADATA_FILE} in '{policy_dir}': export the policy with scripts/export.py.")
         self.metadata = json.loads(metadata_path.read_text())
         if self.metadata.get("format") != FORMAT:
-            raise ValueError(f"'{metadata_path}' is format {self.metadata.get('format')!r}, this runtime reads {FORMAT}.")
+            raise ValueError(f"'{metadata_path}' is format {self.metadata.get('format')!r}, "
+                             f"this runtime reads {FORMAT}.")
         self.session = onnxruntime.InferenceSession(str(policy_dir / self.metadata["onnx"]),
                                                     providers=["CPUExecutionProvider"])
         self.terms = self.metadata["observation"]["terms"]
         unknown = [term["name"] for term in self.terms if term["name"] not in _TERMS]
         if unknown:
-            raise ValueError(f"The policy observes {unknown}, which this runtime cannot measure (known: {list(_TERMS)}).")
+            raise ValueError(f"The policy observes {unknown}, which this runtime cannot measure "
+                             f"(known: {list(_TERMS)}).")
         self.default_joint_pos = np.asarray(self.metadata["default_joint_pos"], dtype=np.float32)
         self.default_joint_vel = np.asarray(self.metadata["default_joint_vel"], dtype=np.float32)
         action = self.metadata["action"]

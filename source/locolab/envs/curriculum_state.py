@@ -20,8 +20,9 @@ def curriculum_state(env) -> dict:
     """One Isaac Lab environment's curriculum progress: ``{"terms": {name: state}, "terrain_levels": tensor|None}``
     (both empty for an environment without curricula or terrain)."""
     manager = getattr(env, "curriculum_manager", None)
-    terms = {} if manager is None else {name: cfg.func.state_dict() for name, cfg in
-                                        zip(manager.active_terms, manager._term_cfgs) if hasattr(cfg.func, "state_dict")}
+    terms = {} if manager is None else {name: cfg.func.state_dict()
+                                        for name, cfg in zip(manager.active_terms, manager._term_cfgs)
+                                        if hasattr(cfg.func, "state_dict")}
     terrain = getattr(getattr(env, "scene", None), "terrain", None)
     levels = getattr(terrain, "terrain_levels", None)
     return {"terms": terms, "terrain_levels": None if levels is None else levels.detach().cpu().clone()}

@@ -90,7 +90,8 @@ class TemporalConvEncoder(HistoryEncoder):
 
     def __init__(self, obs: TensorDict, obs_groups: dict[str, list[str]], obs_set: str, latent_dim: int,
                  embedding_dim: int = 32, channels: tuple[int, ...] | list[int] = (32, 32, 32),
-                 kernel_sizes: tuple[int, ...] | list[int] = (8, 5, 5), strides: tuple[int, ...] | list[int] = (4, 1, 1),
+                 kernel_sizes: tuple[int, ...] | list[int] = (8, 5, 5),
+                 strides: tuple[int, ...] | list[int] = (4, 1, 1),
                  activation: str = "relu") -> None:
         super().__init__(obs, obs_groups, obs_set, latent_dim)
         if not len(channels) == len(kernel_sizes) == len(strides):
@@ -101,7 +102,8 @@ class TemporalConvEncoder(HistoryEncoder):
         for out_channels, kernel, stride in zip(channels, kernel_sizes, strides):
             if length < kernel:
                 raise ValueError(
-                    f"A history of {self.history_length} steps is too short for convolution kernels {list(kernel_sizes)}"
+                    f"A history of {self.history_length} steps is too short for convolution kernels "
+                    f"{list(kernel_sizes)}"
                     f" with strides {list(strides)}: lengthen the history or use HistoryMLPEncoder."
                 )
             layers += [nn.Conv1d(in_channels, out_channels, kernel, stride), resolve_nn_activation(activation)]

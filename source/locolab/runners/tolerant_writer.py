@@ -3,8 +3,8 @@
 rsl_rl logs through ``torch.utils.tensorboard.SummaryWriter``, whose background thread dies on the first failed
 write and re-raises that error from the next ``add_scalar``: a full disk kills the run from inside the logger, even
 though the checkpoints (:meth:`~.on_policy_runner.LocoLabOnPolicyRunner.save`) are written to survive it.
-:class:`DiskTolerantWriter` drops what the disk refuses, says so in one line (at most once per retry), and opens a fresh event file (at
-most every ``retry_s`` seconds) so logging resumes when space comes back.
+:class:`DiskTolerantWriter` drops what the disk refuses, says so in one line (at most once per retry), and opens a
+fresh event file (at most every ``retry_s`` seconds) so logging resumes when space comes back.
 """
 
 from __future__ import annotations
