@@ -14,6 +14,10 @@ and mean_speed say what the robot did under it, beside the tracking errors and f
 carried 0.1 m ahead of the base's centre of mass: added_base_mass=2.5 base_com_x=0.1). The summary's fallen_robots
 names each fall's environment and the friction, payload, centre-of-mass shift and motor strength its robot had.
 
+--observation_noise keeps the policy observations' noise on, as in training (the -Play tasks turn it off): a gait
+that only the training's noise keeps up walks slower without it (locolab.envs.observation_noise). The summary's
+noisy_observations names the terms the environment corrupted.
+
 The summary's action_percentiles gives each action's 2.5th and 97.5th percentile over every step and env, in the
 policy's joint order: the range a walking policy uses, which SAC can take as its bounds (agent.actor.action_bounds).
 
@@ -56,6 +60,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--dynamics", nargs="+", default=[], metavar="NAME=VALUE",
                         help="hold randomised parameters in every env, e.g. added_base_mass=2.5 base_com_x=0.1 "
                              "(friction, added_base_mass [kg], base_com_x/y/z [m], motor_strength, kp_scale, kd_scale)")
+    parser.add_argument("--observation_noise", action="store_true", help="keep the policy observations' noise on, "
+                        "as in training (the -Play tasks turn it off)")
     parser.add_argument("--command", nargs="+", default=None, metavar="V", help="VX VY WZ: a fixed velocity command "
                         "(m/s, m/s, rad/s) in every environment, never resampled (default: the task's sampling)")
     return parser.parse_args(argv)
@@ -74,7 +80,9 @@ def main(argv: list[str] | None = None) -> int:
     from locolab.envs import (
         MissingAssetError,
         fix_velocity_command,
+        keep_observation_noise,
         load_task_cfgs,
+        noisy_observation_terms,
         open_env,
         parse_velocity_command,
         play_variant,
@@ -103,6 +111,8 @@ def main(argv: list[str] | None = None) -> int:
                                             device=args.device, seed=args.seed)
         if command is not None:
             fix_velocity_command(env_cfg, command)
+        if args.observation_noise:
+            keep_observation_noise(env_cfg)
     except (ValueError, CheckpointError, MissingAssetError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -143,6 +153,7 @@ def main(argv: list[str] | None = None) -> int:
 
         evaluation = evaluate_policy(runner.env, policy, total_steps, alg=runner.alg, log_episodes=True,
                                      record_steps=True, before_step=capture)
+        noisy_observations = noisy_observation_terms(env)
     summary = play_summary(evaluation, total_steps)
     for number, episode in enumerate(evaluation.episodes(), start=1):
         end = "cut" if episode["cut"] else "fall" if episode["fall"] else "time_out" if episode["time_out"] \
@@ -154,6 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     summary.update({
         "command": list(command) if command is not None else None,
         "dynamics": held,
+        "noisy_observations": noisy_observations,
         "num_envs": num_envs,
         "task": task,
         "agent": agent,

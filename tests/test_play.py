@@ -114,6 +114,16 @@ def test_fixed_command_is_every_envs_command_for_the_whole_run(trained_run):
     vx, vy, wz = summary["mean_base_velocity"]
     assert summary["mean_forward_velocity"] == vx
     assert summary["mean_speed"] >= math.hypot(vx, vy) - 1e-6  # mean of |v| is at least |mean of v|
+    assert summary["noisy_observations"] == []  # the -Play task observes without noise
+
+
+def test_observation_noise_puts_the_trainings_noise_back(trained_run):
+    result = run_script("play.py", "--run", str(trained_run), "--device", "cpu", "--num_envs", "4", "--steps", "10",
+                        "--command", "0.5", "0", "0", "--observation_noise")
+    assert result.returncode == 0, result.stderr[-3000:]
+    # read back from the environment's observation manager: the terms Isaac Lab's velocity task trains with noise
+    assert last_json(result.stdout)["noisy_observations"] == ["base_ang_vel", "projected_gravity", "joint_pos",
+                                                              "joint_vel"]
 
 
 @pytest.mark.parametrize(("command", "message"), [

@@ -17,3 +17,4 @@ from .factory import (
     resolve_device,
 )
 from .history import ProprioHistory, ProprioHistoryWrapper
+from .observation_noise import keep_observation_noise, noisy_observation_terms
