@@ -184,8 +184,8 @@ class CpuProfileCfg:
     trots turning in place (0.83). 76 minutes to iteration 699, 82 to the gate's verdict. A second complete run (52.9
     minutes to 699 on a faster day) trotted in training (0.88) and under the 0.5 m/s check (error 0.137 at 699) but let
     1-7 of 16 robots fall turning in place at every checkpoint from 500 to 799; the gate passed at 799 (66.6 minutes).
-    Walked at 699 in 1 of 2 runs with a tenth of the commands turning in place, and in 2 of 4 runs with a fifth
-    (``turn_in_place_envs``; the other two's mean action undershot at 0.7 of the command, a gait that tracks only
+    Walked at 699 in 1 of 2 runs with a tenth of the commands turning in place, and in 2 of 5 runs with a fifth
+    (``turn_in_place_envs``; the other three's mean action undershot at 0.7 of the command, a gait that tracks only
     under the training's noise; docs/measurements/cpu_ppo_walking.md)."""
     trot_gait_std: float = 0.01
     """The gait reward's kernel width on squared time differences [s^2]. Spot's 0.1 suits its slow steps; the Go2's
