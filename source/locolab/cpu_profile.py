@@ -148,7 +148,9 @@ class CpuProfileCfg:
     all zero, so the physics is the same up to float32 rounding (8 robots, 250 random actions with falls and resets:
     joint positions within 6.2e-6 rad, base heights within 2.1e-7 m). Random actions at 256 environments, one
     process, alternating blocks (2026-11-30): 2879-2951 against 2639-2676 steps/s (1.09x); py-spy put the passive
-    stage at 6.5 % and the damping solve at 2.8 % of MuJoCo-Warp's step."""
+    stage at 6.5 % and the damping solve at 2.8 % of MuJoCo-Warp's step. The three ``make train`` runs that first had
+    it failed the forward check at 699; a run with the stage computed (2026-11-30) failed it too (error 0.157) and
+    walked at 749, so it is not what made them fail."""
     tracking_reward_scale: float = 2.0
     """Multiplies the velocity-tracking rewards (``track_lin_vel_xy_exp``, ``track_ang_vel_z_exp``: 1.5 and 0.75 in
     Isaac Lab's Go2 config, 3.0 and 1.5 here). With the stock weights the first walking CPU policy took 1186
@@ -184,9 +186,10 @@ class CpuProfileCfg:
     trots turning in place (0.83). 76 minutes to iteration 699, 82 to the gate's verdict. A second complete run (52.9
     minutes to 699 on a faster day) trotted in training (0.88) and under the 0.5 m/s check (error 0.137 at 699) but let
     1-7 of 16 robots fall turning in place at every checkpoint from 500 to 799; the gate passed at 799 (66.6 minutes).
-    Walked at 699 in 1 of 2 runs with a tenth of the commands turning in place, and in 2 of 5 runs with a fifth
-    (``turn_in_place_envs``; the other three's mean action undershot at 0.7 of the command, a gait that tracks only
-    under the training's noise; docs/measurements/cpu_ppo_walking.md)."""
+    Walked at 699 in 1 of 2 runs with a tenth of the commands turning in place, and in 2 of 6 runs with a fifth
+    (``turn_in_place_envs``; three runs' mean action undershot at 0.7 of the command, a gait that tracks only under
+    the training's noise; the sixth paced, failed the forward check by 0.007 m/s and walked at 749;
+    docs/measurements/cpu_ppo_walking.md)."""
     trot_gait_std: float = 0.01
     """The gait reward's kernel width on squared time differences [s^2]. Spot's 0.1 suits its slow steps; the Go2's
     steps are 0.05-0.15 s, whose squared differences stay far below 0.1, so a bound earned nearly as much as a trot.
