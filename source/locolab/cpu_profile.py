@@ -150,7 +150,7 @@ class CpuProfileCfg:
     process, alternating blocks (2026-11-30): 2879-2951 against 2639-2676 steps/s (1.09x); py-spy put the passive
     stage at 6.5 % and the damping solve at 2.8 % of MuJoCo-Warp's step. The three ``make train`` runs that first had
     it failed the forward check at 699; a run with the stage computed (2026-11-30) failed it too (error 0.157) and
-    walked at 749, so it is not what made them fail."""
+    walked at 749: no sign that the skip made them fail."""
     tracking_reward_scale: float = 2.0
     """Multiplies the velocity-tracking rewards (``track_lin_vel_xy_exp``, ``track_ang_vel_z_exp``: 1.5 and 0.75 in
     Isaac Lab's Go2 config, 3.0 and 1.5 here). With the stock weights the first walking CPU policy took 1186

@@ -1,7 +1,7 @@
 """The policy observations' noise in evaluation: Isaac Lab's play mode turns it off; ``play.py --observation_noise``
 keeps it on, as in training.
 
-Why a switch: a policy can learn a gait that only the training's noise keeps up. Three of five ``make train`` runs on
+Why a switch: a policy can learn a gait that only the training's noise keeps up. Three of six ``make train`` runs on
 the CPU profile did (docs/measurements/cpu_ppo_walking.md): their mean action walked 0.30-0.35 m/s under a 0.5 m/s
 command with clean observations and 0.46-0.50 m/s with the training's observation noise, where the walking runs'
 speed does not depend on it. Playing a checkpoint both ways tells such a gait from one that holds without noise.
