@@ -25,6 +25,8 @@ def main() -> None:
     parser.add_argument("--actions", choices=("zero", "random"), default="zero")
     parser.add_argument("--nominal_dynamics", action="store_true", help="no dynamics randomisation")
     parser.add_argument("--turn_in_place", type=float, default=None, help="fraction of commands turning in place")
+    parser.add_argument("--noise_free_envs", type=float, default=None,
+                        help="share of robots without policy observation noise")
     args = parser.parse_args()
 
     from locolab.assets import GO2_SPEC
@@ -39,6 +41,10 @@ def main() -> None:
         )
     if args.turn_in_place is not None:
         env_cfg.commands.base_velocity.rel_turn_in_place_envs = args.turn_in_place
+    if args.noise_free_envs is not None:
+        from locolab.envs.observation_noise import set_noise_free_envs
+
+        set_noise_free_envs(env_cfg, args.noise_free_envs)
     with open_env(args.task, env_cfg) as env:
         unwrapped = env.unwrapped
         robot = unwrapped.scene["robot"]
@@ -51,6 +57,7 @@ def main() -> None:
         action_dim = unwrapped.action_manager.total_action_dim
         terminated = torch.zeros(args.num_envs, dtype=torch.bool)
         finite = True
+        policy_noise = torch.zeros(args.num_envs)  # per robot: the largest gap between its policy and critic views
         for _ in range(steps):
             if args.actions == "zero":
                 actions = torch.zeros(args.num_envs, action_dim)
@@ -61,6 +68,8 @@ def main() -> None:
             turning_command_change = max(turning_command_change,
                                          largest((command.command - first_command)[turning]))
             finite &= bool(torch.isfinite(obs["policy"]).all() and torch.isfinite(reward).all())
+            policy = obs["policy"]
+            policy_noise = torch.maximum(policy_noise, (policy - obs["critic"][:, :policy.shape[1]]).abs().amax(1))
         heights = robot.data.root_pos_w.torch[:, 2] - unwrapped.scene.env_origins[:, 2]
         print(json.dumps({
             "steps": steps,
@@ -76,6 +85,7 @@ def main() -> None:
             "turning_linear_command_max": largest(first_command[turning, :2]),
             "turning_yaw_command_min": float(first_command[turning, 2].abs().min()) if turning.any() else None,
             "turning_command_change": turning_command_change,
+            "policy_noise_by_env": policy_noise.tolist(),
             "body_names": robot.body_names,
             "joint_names": robot.joint_names,
         }))

@@ -20,6 +20,11 @@ class VecEnvWrapper(VecEnv):
         return self.env.cfg
 
     @property
+    def bounds(self) -> list[tuple[int, int]]:
+        """The ``[start, stop)`` slices of the robots that each simulation process steps (one process: all)."""
+        return getattr(self.env, "bounds", [(0, self.num_envs)])
+
+    @property
     def episode_length_buf(self) -> torch.Tensor:
         return self.env.episode_length_buf
 

@@ -30,8 +30,9 @@ are; its learning loop is restated around LocoLab's one rollout routine (the sam
   update's matrix products can run in bfloat16 (``update_precision``, :mod:`~.update_precision`);
 - an algorithm's ``log_scalars`` (e.g. PPO-ROA's lambda, phase and latent errors) go to TensorBoard each iteration;
 - episode metrics (:mod:`locolab.eval.metrics`: tracking errors, falls, time-outs, every reward term) of the episodes
-  that finished in each rollout go to TensorBoard as ``rollout/<metric>``, and every ``evaluation.interval``
-  iterations a deterministic evaluation on separate environments as ``eval/<metric>``.
+  that finished in each rollout go to TensorBoard as ``rollout/<metric>`` (those of the robots trained without
+  observation noise, :mod:`locolab.envs.observation_noise`, also as ``rollout_noise_free/<metric>``), and every
+  ``evaluation.interval`` iterations a deterministic evaluation on separate environments as ``eval/<metric>``.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ from rsl_rl.runners import OnPolicyRunner
 from rsl_rl.utils import check_nan
 
 from locolab.envs.curriculum_state import load_vec_env_curriculum_state, vec_env_curriculum_state
+from locolab.envs.observation_noise import noise_free_env_ids
 from locolab.eval.metrics import EpisodeAccumulator
 from locolab.eval.rollout import rollout
 
@@ -177,6 +179,7 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
             self.logger.writer = DiskTolerantWriter(lambda: SummaryWriter(log_dir=self.logger.log_dir, flush_secs=10))
         kinds = getattr(self.env, "metric_kinds", None)  # None: an env without LocoLab's metrics (toy tasks)
         self.metrics = EpisodeAccumulator(kinds, self.env.num_envs, self.device) if kinds is not None else None
+        noise_free = noise_free_env_ids(self.env) if kinds is not None else None
         start_it = self.current_learning_iteration
         self.guard = UpdateGuard(self.alg, self.cfg.get("nonfinite", {}))
         self.nonfinite = NonFiniteCounter()
@@ -208,6 +211,8 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
                 self._log_nonfinite(it, self.guard.restores)
                 if self.metrics is not None:
                     self._log_metrics("rollout", self.metrics.summary(), it)
+                    if noise_free is not None:
+                        self._log_metrics("rollout_noise_free", self.metrics.summary(noise_free), it)
                     self.metrics.reset_totals()
                 interval = self.cfg.get("evaluation", {}).get("interval", 0)
                 if self.evaluator is not None and interval > 0 and it % interval == 0:
