@@ -112,8 +112,9 @@ def test_roa_phases_take_their_iterations_and_regulariser_window(phase, iteratio
     assert env_cfg.commands.base_velocity.rel_turn_in_place_envs == 0.0  # measured for PPO only
     if phase == "train":  # the teacher learns like PPO; the student finetunes without the entropy bonus
         assert (agent_cfg.entropy_schedule.start, agent_cfg.entropy_schedule.end) == profile.entropy_off
-        assert (agent_cfg.action_noise_schedule.start, agent_cfg.action_noise_schedule.end) == \
-            profile.action_noise_window
+        noise = agent_cfg.action_noise_schedule
+        assert (noise.start, noise.end) == profile.action_noise_window
+        assert noise.final == profile.roa_action_noise_final != profile.action_noise_final  # measured at 0.1
     else:
         assert agent_cfg.algorithm.entropy_coef == 0.0 and agent_cfg.entropy_schedule.end == 0
         assert agent_cfg.action_noise_schedule.end == 0

@@ -236,14 +236,17 @@ class CpuProfileCfg:
     """The action noise's ceiling falls from 1.0 to ``action_noise_final`` between these iterations, and the learning
     rate is held at ``action_noise_learning_rate`` from the first (``agent.action_noise_schedule``,
     :mod:`locolab.runners.action_noise_schedule`, whose docstring has the measurements). Without the ceiling the
-    noise's own fall slowed near 0.38 at iteration 400 and stopped near 0.25; with it every joint's noise is 0.1 at
-    450. A finetuning student starts without it."""
+    noise's own fall slowed near 0.38 at iteration 400 and stopped near 0.25; with it every joint's noise is at most
+    ``action_noise_final`` from 450. A finetuning student starts without it."""
     action_noise_final: float = 0.05
     """The action noise's last ceiling: 0.05, half the 0.1 of the runs before (2026-11-30), so that the robots
     without observation noise (``noise_free_observation_envs``) run nearly the mean action. Three of six ``make
     train`` runs at 0.1 learnt a gait that only the training's noise keeps up: their mean action walked 0.30-0.35 m/s
     under 0.5 m/s, with sampled actions (std 0.1) 0.37-0.47 m/s, with Gaussian noise of 0.05 on the mean action 0.39
     (docs/measurements/cpu_ppo_walking.md)."""
+    roa_action_noise_final: float = 0.1
+    """The PPO-ROA teacher's last ceiling: its recipe was measured at 0.1 (the student inherits the teacher's noise
+    and finetunes at ``roa_finetune_learning_rate``), PPO's 0.05 was not measured on it."""
     action_noise_learning_rate: float = 3.0e-4
     noise_free_observation_envs: float = 0.25
     """PPO's share of robots that train without policy observation noise (each process's first ones,
@@ -537,7 +540,8 @@ def apply_cpu_profile(env_cfg, agent_cfg, profile: CpuProfileCfg, num_envs_given
         agent_cfg.entropy_schedule.final = 0.0
         noise = agent_cfg.action_noise_schedule
         noise.start, noise.end = profile.action_noise_window
-        noise.final, noise.learning_rate = profile.action_noise_final, profile.action_noise_learning_rate
+        noise.final = profile.roa_action_noise_final if is_roa else profile.action_noise_final
+        noise.learning_rate = profile.action_noise_learning_rate
     agent_cfg.symmetry_until = profile.roa_finetune_symmetry_until if finetune else profile.symmetry_until
     if not max_iterations_given:
         if walking_checks_apply(env_cfg):
