@@ -255,10 +255,11 @@ class CpuProfileCfg:
     0.46-0.50 m/s under 0.5, without it 0.30-0.35), and what ships runs without it. With a share trained on the
     shipped closed loop, PPO pays for that loop's tracking; training logs those robots' episodes apart
     (``rollout_noise_free/``). Measured with ``action_noise_final`` 0.05 (``make train``, seed 42, 2026-11-30, one
-    run): iteration 699, 56.1 minutes in, passed every check with the widest margins of any run (play seed 0:
+    run of two): iteration 699, 56.1 minutes in, passed every check with the widest margins of any run (play seed 0:
     forward 0.51 m/s, error 0.061; turning 1.02 rad/s, error 0.071; standing 0.05 m/s; MuJoCo errors 0.088 and, with
     friction 0.4 and 2 kg, 0.091; the gate's play seed 1: forward error 0.057), trotting; the noise-free robots
-    tracked at least as well as the others all along (lin error 0.116 against 0.123 over iterations 650-699)."""
+    tracked at least as well as the others all along (lin error 0.116 against 0.123 over iterations 650-699). The
+    second run learnt more slowly and undershot at 699 (0.39 m/s, error 0.199): 1 of 2, against 2 of 6 before."""
     num_learning_epochs: int = 5
     num_mini_batches: int = 2
     """6144-sample minibatches: with 1536 (4 per 256 x 24) the adaptive learning rate sat at 1e-5..1e-4."""
