@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from locolab.eval.walking import WALKING_CHECKS, WalkingCheck
 
@@ -142,6 +143,56 @@ def test_an_evaluation_plays_at_low_priority_on_one_thread(tmp_path):
         "print(json.dumps({'nice': os.nice(0), 'threads': os.environ.get('OMP_NUM_THREADS')}))\n")
     summary = play_summary(tmp_path / "model_0.pt", (0.5, 0.0, 0.0), "task", "cpu", tmp_path)
     assert summary == {"nice": os.nice(0) + EVALUATION_NICENESS, "threads": "1"}
+
+
+def fake_plays(monkeypatch, failing: set[str]) -> list[tuple[str, float, float]]:
+    """Stands in for play.py: each play takes 0.3 s, records (check, start, end), and walks unless its check is in
+    ``failing``."""
+    import threading
+    import time
+
+    import locolab.eval.time_to_walk as ttw
+
+    plays, lock = [], threading.Lock()
+    names = {check.command: check.name for check in WALKING_CHECKS}
+
+    def play(checkpoint, command, task, device, scripts, seed):
+        start = time.monotonic()
+        time.sleep(0.3)
+        with lock:
+            plays.append((names[command], start, time.monotonic()))
+        fails = names[command] in failing
+        return summary(mean_forward_velocity=0.0 if fails else 0.5, mean_ang_vel_error=0.5 if fails else 0.0)
+
+    monkeypatch.setattr(ttw, "play_summary", play)
+    return plays
+
+
+def test_checks_play_one_at_a_time_and_stop_at_the_first_failure(monkeypatch):
+    from locolab.eval.time_to_walk import evaluate_walking
+
+    plays = fake_plays(monkeypatch, failing={"turn"})
+    walked, results = evaluate_walking(Path("model_9.pt"), "Play", "cpu", Path("scripts"))
+    assert not walked and [r["check"] for r in results] == ["forward", "turn"]  # standing is never played
+    assert results[0]["failures"] == [] and results[1]["failures"] == ["turn: mean_ang_vel_error 0.5 not <= 0.3"]
+    assert plays[0][2] <= plays[1][1]  # the second play starts after the first has ended
+
+
+def test_checks_play_together_in_groups_and_stop_after_the_group_with_a_failure(monkeypatch):
+    """Two at a time (train.py's gate on 2 cores): forward and turning play together, standing only after both pass."""
+    from locolab.eval.time_to_walk import evaluate_walking
+
+    plays = fake_plays(monkeypatch, failing={"forward"})
+    walked, results = evaluate_walking(Path("model_9.pt"), "Play", "cpu", Path("scripts"), plays_at_once=2)
+    assert not walked and [r["check"] for r in results] == ["forward", "turn"]
+    assert results[0]["failures"] and results[1]["failures"] == []
+    assert max(start for _, start, _ in plays) < min(end for _, _, end in plays)  # they overlapped
+
+    plays = fake_plays(monkeypatch, failing=set())
+    walked, results = evaluate_walking(Path("model_9.pt"), "Play", "cpu", Path("scripts"), plays_at_once=2)
+    assert walked and [r["check"] for r in results] == ["forward", "turn", "stand"]
+    stand = next(play for play in plays if play[0] == "stand")
+    assert all(end <= stand[1] for name, _, end in plays if name != "stand")
 
 
 def fake_finished_run(run_dir, checkpoints: tuple[int, ...], seconds_per_iteration: float, iterations: int):

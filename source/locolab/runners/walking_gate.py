@@ -15,6 +15,7 @@ count, optimizer, normalisers and schedules, as a resume does. Training stands s
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -70,9 +71,11 @@ def learn_until_walking(runner, iterations: int, cfg: WalkingGateCfg, evaluate: 
 
 
 def play_checks(task: str, device: str, scripts: Path) -> Evaluate:
-    """The walking checks as ``scripts/play.py`` plays them on ``task``'s ``-Play`` variant."""
+    """The walking checks as ``scripts/play.py`` plays them on ``task``'s ``-Play`` variant, one play per core (training
+    stands still meanwhile)."""
     from locolab.envs import play_variant
     from locolab.eval.time_to_walk import evaluate_walking
 
     play_task = play_variant(task)
-    return lambda checkpoint, seed: evaluate_walking(checkpoint, play_task, device, scripts, seed)
+    return lambda checkpoint, seed: evaluate_walking(checkpoint, play_task, device, scripts, seed,
+                                                     plays_at_once=os.cpu_count() or 1)
