@@ -259,7 +259,8 @@ class CpuProfileCfg:
     forward 0.51 m/s, error 0.061; turning 1.02 rad/s, error 0.071; standing 0.05 m/s; MuJoCo errors 0.088 and, with
     friction 0.4 and 2 kg, 0.091; the gate's play seed 1: forward error 0.057), trotting; the noise-free robots
     tracked at least as well as the others all along (lin error 0.116 against 0.123 over iterations 650-699). The
-    second run learnt more slowly and undershot at 699 (0.39 m/s, error 0.199): 1 of 2, against 2 of 6 before."""
+    second and fourth runs learnt slowly from their first 150 iterations and undershot at 699 (errors 0.199 and
+    0.245); the third walked at 699 (gate forward error 0.067; MuJoCo 0.145): 2 of 4, against 2 of 6 before."""
     num_learning_epochs: int = 5
     num_mini_batches: int = 2
     """6144-sample minibatches: with 1536 (4 per 256 x 24) the adaptive learning rate sat at 1e-5..1e-4."""
