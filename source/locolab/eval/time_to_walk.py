@@ -73,7 +73,8 @@ def evaluate_walking(checkpoint: Path, task: str, device: str, scripts: Path, se
 
     One at a time beside a training run; train.py's gate, where training stands still while it plays, runs one per
     core: each play's physics runs on one thread (Warp's CPU kernels), so on 2 cores forward and turning play together
-    and the gate's three plays take the wall-clock time of two."""
+    (the gate's three plays on a walking checkpoint: 196 s against 246 s one at a time; a play's start-up is not all
+    one thread)."""
     results = []
     for first in range(0, len(WALKING_CHECKS), plays_at_once):
         group = WALKING_CHECKS[first:first + plays_at_once]
