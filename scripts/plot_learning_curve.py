@@ -4,14 +4,18 @@
     python scripts/plot_learning_curve.py RUN --tag Metrics/base_velocity/error_vel_yaw --labels "PPO"
 
 Default metric: the linear-velocity tracking error Isaac Lab logs per iteration (Metrics/base_velocity/error_vel_xy).
+With --first_below VALUE it also prints, as JSON, when each run's smoothed metric first fell below VALUE:
+
+    python scripts/plot_learning_curve.py RUN [more runs] --tag rollout/lin_vel_error --smooth 25 --first_below 0.45
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 
-from locolab.eval.learning_curve import TRACKING_ERROR_TAG, plot_learning_curves, read_scalar
+from locolab.eval.learning_curve import TRACKING_ERROR_TAG, first_below, plot_learning_curves, read_scalar
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -23,6 +27,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threshold", type=float, default=None, help="draw a dashed line at this value")
     parser.add_argument("--smooth", type=int, default=1, help="moving average over this many iterations")
     parser.add_argument("--out", default="learning_curve.png")
+    parser.add_argument("--first_below", type=float, default=None,
+                        help="also print, per run, the first iteration at which the smoothed metric is below this")
     args = parser.parse_args(argv)
     labels = args.labels or [run.rstrip("/").split("/")[-1] for run in args.runs]
     if len(labels) != len(args.runs):
@@ -39,6 +45,10 @@ def main(argv: list[str] | None = None) -> int:
     out = plot_learning_curves(series, labels, args.out, title=args.title, threshold=args.threshold,
                                smooth=args.smooth)
     print(out)
+    if args.first_below is not None:
+        print(json.dumps([{"run": label, "tag": args.tag, "first_below": args.first_below,
+                           **(first_below(one, args.first_below, args.smooth) or {"iteration": None})}
+                          for one, label in zip(series, labels)]))
     return 0
 
 

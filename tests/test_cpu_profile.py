@@ -96,6 +96,7 @@ def test_roa_phases_take_their_iterations_and_regulariser_window(phase, iteratio
     apply_cpu_profile(env_cfg, agent_cfg, profile)
     assert agent_cfg.max_iterations == getattr(profile, iterations)
     assert tuple(agent_cfg.algorithm.reg_lambda_window) == tuple(profile.roa_reg_lambda_window)
+    assert agent_cfg.algorithm.desired_kl == profile.roa_desired_kl != profile.desired_kl  # measured at 0.01
     # the teacher's learning rate starts adaptive like PPO's; the student's is held at the teacher's last
     assert (agent_cfg.algorithm.schedule, agent_cfg.algorithm.learning_rate) == (
         (profile.schedule, profile.learning_rate) if phase == "train"
