@@ -273,7 +273,8 @@ class CpuProfileCfg:
     friction 0.4 and 2 kg, 0.091; the gate's play seed 1: forward error 0.057), trotting; the noise-free robots
     tracked at least as well as the others all along (lin error 0.116 against 0.123 over iterations 650-699). The
     second and fourth runs learnt slowly from their first 150 iterations and undershot at 699 (errors 0.199 and
-    0.245); the third walked at 699 (gate forward error 0.067; MuJoCo 0.145): 2 of 4, against 2 of 6 before."""
+    0.245); the third walked at 699 (gate forward error 0.067; MuJoCo 0.145): 2 of 4 at ``desired_kl`` 0.01, against
+    2 of 6 before."""
     num_learning_epochs: int = 5
     num_mini_batches: int = 2
     """6144-sample minibatches: with 1536 (4 per 256 x 24) the adaptive learning rate sat at 1e-5..1e-4."""
