@@ -231,12 +231,13 @@ class CpuProfileCfg:
     first. On 2 CPU cores the runs were decided there: at 0.01, ``make train`` runs whose training tracking error
     (``rollout/lin_vel_error``, 25-iteration trailing mean) fell below 0.45 m/s at iterations 118 and 142 walked at
     699, those at 195, 207 and 226 did not (their adaptive rate had averaged 2.7-3.7e-4 before, the walkers'
-    5.5e-4). At 0.02 the rate climbs to rsl_rl's cap (1e-2) in the first iterations and two 200-iteration probes
-    left standing at 81 and 86 (``scripts/plot_learning_curve.py --first_below``). ``make train`` at 0.02 (2026-12-01,
-    one run, nothing beside it) left it at 96, its noise rising to 1.16 before the ceiling took over at 215; 699, 55.6
-    minutes in, passed every check (play seed 0: forward 0.50 m/s, error 0.062; turning 0.98 rad/s, error 0.078;
-    standing 0.06 m/s; no falls; MuJoCo errors 0.120 and, with friction 0.4 and 2 kg, 0.121), and ``make train`` ended
-    58.4 minutes after it started (docs/measurements/cpu_ppo_walking.md). One run: a lead for the rate."""
+    5.5e-4). At 0.02 the rate climbs to rsl_rl's cap (1e-2) in the first iterations, and two 200-iteration probes
+    left standing at 81 and 86, a third (beside the test suite) at 75 (``scripts/plot_learning_curve.py
+    --first_below``). ``make train`` at 0.02 (2026-12-01, one run, nothing beside it) left it at 96, its noise rising
+    to 1.16 before the ceiling took over at 215; 699, 55.6 minutes in, passed every check (play seed 0: forward 0.50
+    m/s, error 0.062; turning 0.98 rad/s, error 0.078; standing 0.06 m/s; no falls; MuJoCo errors 0.120 and, with
+    friction 0.4 and 2 kg, 0.121), and ``make train`` ended 58.4 minutes after it started
+    (docs/measurements/cpu_ppo_walking.md). One run: a lead for the rate."""
     roa_desired_kl: float = 0.01
     """The PPO-ROA teacher's: its recipe was measured at 0.01, PPO's 0.02 was not measured on it."""
     entropy_coef: float = 0.01
