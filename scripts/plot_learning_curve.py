@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     print(out)
     if args.first_below is not None:
         print(json.dumps([{"run": label, "tag": args.tag, "first_below": args.first_below,
-                           **(first_below(one, args.first_below, args.smooth) or {"iteration": None})}
+                           **first_below(one, args.first_below, args.smooth)}
                           for one, label in zip(series, labels)]))
     return 0
 

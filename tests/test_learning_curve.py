@@ -41,7 +41,7 @@ def test_first_below_is_the_first_iteration_whose_trailing_mean_is_below_the_val
     series = read_scalar(tmp_path / "run", TAG)
     assert first_below(series, 0.45) == {"iteration": 2, "minutes": 2.0}
     assert first_below(series, 0.45, smooth=2) == {"iteration": 3, "minutes": 3.0}  # (0.3 + 0.5) / 2 = 0.4
-    assert first_below(series, 0.1) is None
+    assert first_below(series, 0.1) == {"iteration": None, "minutes": None}
 
 
 def test_script_prints_when_each_run_fell_below(tmp_path):
@@ -52,7 +52,7 @@ def test_script_prints_when_each_run_fell_below(tmp_path):
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout.splitlines()[-1]) == [
         {"run": "fast", "tag": TAG, "first_below": 0.45, "iteration": 1, "minutes": 1.0},
-        {"run": "slow", "tag": TAG, "first_below": 0.45, "iteration": None}]
+        {"run": "slow", "tag": TAG, "first_below": 0.45, "iteration": None, "minutes": None}]
 
 
 def test_script_writes_a_png_and_refuses_mismatched_labels(tmp_path):

@@ -53,15 +53,15 @@ def smoothed(values: list[float], window: int) -> list[float]:
     return out
 
 
-def first_below(series: ScalarSeries, value: float, smooth: int = 1) -> dict | None:
+def first_below(series: ScalarSeries, value: float, smooth: int = 1) -> dict[str, float | None]:
     """The first iteration (and its minute) at which ``series``, averaged over the trailing ``smooth`` iterations,
-    is below ``value``; None if it never is. Why: on 2 CPU cores whether a PPO run walks at its final iteration was
+    is below ``value``; both None if it never is. Why: on 2 CPU cores whether a PPO run walks at its final iteration was
     decided early, by when its tracking error left the standing plateau (docs/measurements/cpu_ppo_walking.md), so
     short probes of a setting compare by this iteration instead of by hour-long runs."""
     for iteration, minute, mean in zip(series.iterations, series.minutes, smoothed(series.values, smooth)):
         if mean < value:
             return {"iteration": iteration, "minutes": round(minute, 2)}
-    return None
+    return {"iteration": None, "minutes": None}
 
 
 def plot_learning_curves(series: list[ScalarSeries], labels: list[str], out: str | Path, title: str = "",
