@@ -237,7 +237,10 @@ class CpuProfileCfg:
     to 1.16 before the ceiling took over at 215; 699, 55.6 minutes in, passed every check (play seed 0: forward 0.50
     m/s, error 0.062; turning 0.98 rad/s, error 0.078; standing 0.06 m/s; no falls; MuJoCo errors 0.120 and, with
     friction 0.4 and 2 kg, 0.121), and ``make train`` ended 58.4 minutes after it started
-    (docs/measurements/cpu_ppo_walking.md). One run: a lead for the rate."""
+    (docs/measurements/cpu_ppo_walking.md). Two more runs (2026-12-01) left standing at 92 and 71 and their 699s
+    passed the gate; ``make train`` ended 63.5 and 61.5 minutes after it started (5.1 s a median iteration); at play
+    seed 0 the second let 2 of 16 robots fall turning in place (none at seeds 1 and 2): 3 of 3 through the gate at
+    699, 2 of 3 through every check at seed 0."""
     roa_desired_kl: float = 0.01
     """The PPO-ROA teacher's: its recipe was measured at 0.01, PPO's 0.02 was not measured on it."""
     entropy_coef: float = 0.01
