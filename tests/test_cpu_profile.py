@@ -103,7 +103,7 @@ def test_roa_phases_take_their_iterations_and_regulariser_window(phase, iteratio
         else ("fixed", profile.roa_finetune_learning_rate))
     assert (agent_cfg.algorithm.symmetry_cfg is not None) == profile.symmetry_augmentation  # PPO-ROA takes it too
     # ... except at the end: the teacher's last 50 iterations, the student's last 150
-    assert agent_cfg.symmetry_until == (profile.symmetry_until if phase == "train" else
+    assert agent_cfg.symmetry_until == (profile.roa_symmetry_until if phase == "train" else
                                         profile.roa_finetune_symmetry_until)
     assert agent_cfg.max_iterations - agent_cfg.symmetry_until == (50 if phase == "train" else 150)
     # the student meets the ranges' ends more often than the teacher (the same ranges, arcsine draws)
@@ -112,9 +112,10 @@ def test_roa_phases_take_their_iterations_and_regulariser_window(phase, iteratio
     assert effective_settings(env_cfg, agent_cfg)["dynamics_sample_concentration"] == concentration
     assert env_cfg.commands.base_velocity.rel_turn_in_place_envs == 0.0  # measured for PPO only
     if phase == "train":  # the teacher learns like PPO; the student finetunes without the entropy bonus
-        assert (agent_cfg.entropy_schedule.start, agent_cfg.entropy_schedule.end) == profile.entropy_off
+        # on the schedule it was measured on, not PPO's shifted one
+        assert (agent_cfg.entropy_schedule.start, agent_cfg.entropy_schedule.end) == profile.roa_entropy_off
         noise = agent_cfg.action_noise_schedule
-        assert (noise.start, noise.end) == profile.action_noise_window
+        assert (noise.start, noise.end) == profile.roa_action_noise_window
         assert noise.final == profile.roa_action_noise_final != profile.action_noise_final  # measured at 0.1
     else:
         assert agent_cfg.algorithm.entropy_coef == 0.0 and agent_cfg.entropy_schedule.end == 0

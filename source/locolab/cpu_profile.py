@@ -216,9 +216,9 @@ class CpuProfileCfg:
     symmetry_augmentation: bool = True
     """Left-right mirrored copies of every PPO minibatch (rsl_rl's symmetry extension, locolab.envs.symmetry), until
     iteration ``symmetry_until``; not for recurrent actors, whose sequences rsl_rl does not mirror."""
-    symmetry_until: int = 650
-    """The last ``max_iterations - symmetry_until`` iterations of PPO and of the PPO-ROA teacher are not mirrored
-    (agent ``symmetry_until``). Measured before the fine tracking rewards: the noise-ceiling run's iteration 899,
+    symmetry_until: int = 585
+    """The last ``max_iterations - symmetry_until`` iterations of PPO are not mirrored (agent ``symmetry_until``;
+    the PPO-ROA teacher's: ``roa_symmetry_until``). Measured before the fine tracking rewards: the noise-ceiling run's iteration 899,
     mirrored throughout, turned in place at 0.51 of 1 rad/s; resumed for 51 iterations without mirroring, 0.84
     (every walking check passed). PPO-ROA teachers mirrored throughout did not turn in place (0.00 and 0.06 rad/s)."""
     num_steps_per_env: int = 24
@@ -231,30 +231,29 @@ class CpuProfileCfg:
     first. On 2 CPU cores the runs were decided there: at 0.01, ``make train`` runs whose training tracking error
     (``rollout/lin_vel_error``, 25-iteration trailing mean) fell below 0.45 m/s at iterations 118 and 142 walked at
     699, those at 195, 207 and 226 did not (their adaptive rate had averaged 2.7-3.7e-4 before, the walkers'
-    5.5e-4). At 0.02 the rate climbs to rsl_rl's cap (1e-2) in the first iterations, and two 200-iteration probes
-    left standing at 81 and 86, a third (beside the test suite) at 75 (``scripts/plot_learning_curve.py
-    --first_below``). ``make train`` at 0.02 (2026-12-01, one run, nothing beside it) left it at 96, its noise rising
-    to 1.16 before the ceiling took over at 215; 699, 55.6 minutes in, passed every check (play seed 0: forward 0.50
-    m/s, error 0.062; turning 0.98 rad/s, error 0.078; standing 0.06 m/s; no falls; MuJoCo errors 0.120 and, with
-    friction 0.4 and 2 kg, 0.121), and ``make train`` ended 58.4 minutes after it started
-    (docs/measurements/cpu_ppo_walking.md). Two more runs (2026-12-01) left standing at 92 and 71 and their 699s
-    passed the gate; ``make train`` ended 63.5 and 61.5 minutes after it started (5.1 s a median iteration); at play
-    seed 0 the second let 2 of 16 robots fall turning in place (none at seeds 1 and 2): 3 of 3 through the gate at
-    699, 2 of 3 through every check at seed 0."""
+    5.5e-4). At 0.02 the rate climbs to rsl_rl's cap (1e-2) in the first iterations, and every run left standing
+    at 71-96 (three 200-iteration probes and three ``make train`` runs, 2026-12-01; ``scripts/plot_learning_curve.py
+    --first_below``); all three ``make train`` runs passed the walking gate at 699, two of them every check at play
+    seed 0 (docs/measurements/cpu_ppo_walking.md has each run's figures)."""
     roa_desired_kl: float = 0.01
     """The PPO-ROA teacher's: its recipe was measured at 0.01, PPO's 0.02 was not measured on it."""
     entropy_coef: float = 0.01
-    entropy_off: tuple[int, int] = (215, 216)
+    entropy_off: tuple[int, int] = (150, 151)
     """The entropy bonus falls from ``entropy_coef`` to 0 between these iterations (``agent.entropy_schedule``);
     a finetuning student starts without it. Under a constant bonus the action noise stayed near 0.7 and drove the
     gait: the stochastic policy walked while its mean action (what play, export and the robot run) stood. Without
-    it the noise shrank and the mean action took the gait over within 150-250 iterations."""
-    action_noise_window: tuple[int, int] = (215, 450)
+    it the noise shrank and the mean action took the gait over within 150-250 iterations. PPO's bonus ends at 150
+    since the runs at ``desired_kl`` 0.02 left standing by 96 (``max_iterations`` has the measurement); the
+    PPO-ROA teacher keeps its measured 215 (``roa_entropy_off``)."""
+    roa_entropy_off: tuple[int, int] = (215, 216)
+    action_noise_window: tuple[int, int] = (150, 385)
     """The action noise's ceiling falls from 1.0 to ``action_noise_final`` between these iterations, and the learning
     rate is held at ``action_noise_learning_rate`` from the first (``agent.action_noise_schedule``,
     :mod:`locolab.runners.action_noise_schedule`, whose docstring has the measurements). Without the ceiling the
     noise's own fall slowed near 0.38 at iteration 400 and stopped near 0.25; with it every joint's noise is at most
-    ``action_noise_final`` from 450. A finetuning student starts without it."""
+    ``action_noise_final`` from its end. A finetuning student starts without it. PPO's window opens at 150 with the
+    entropy bonus's end (``entropy_off``); the PPO-ROA teacher keeps its measured (215, 450)."""
+    roa_action_noise_window: tuple[int, int] = (215, 450)
     action_noise_final: float = 0.05
     """The action noise's last ceiling: 0.05, half the 0.1 of the runs before (2026-11-30), so that the robots
     without observation noise (``noise_free_observation_envs``) run nearly the mean action. Three of six ``make
@@ -282,20 +281,20 @@ class CpuProfileCfg:
     num_learning_epochs: int = 5
     num_mini_batches: int = 2
     """6144-sample minibatches: with 1536 (4 per 256 x 24) the adaptive learning rate sat at 1e-5..1e-4."""
-    max_iterations: int = 700
-    """PPO iterations of ``make train`` on a CPU (12288 samples each, about 4 s each on 2 cores: 47.3 minutes
-    measured on a quiet machine, whose final checkpoint passed every check: forward error 0.141, turning 0.228),
-    the last 50 without mirroring. With the fine tracking rewards (seed 42, run on the 950-iteration schedule and
-    stopped at 595) the mean action passed the forward check from iteration 450 (0.58 m/s, error 0.134; 350 and 400
-    overshot at 0.69 and 0.67 m/s) and every check at 500 (turning 0.96 rad/s, standing 0.05 m/s); at 595 it walked
-    in MuJoCo at 0.51 m/s (error 0.050) and, with friction 0.4 and 2 kg, 0.59 m/s (error 0.123). 700 leaves 250
-    iterations past that run's first walking checkpoint. ``make train`` on this schedule, from scratch (seed 42):
-    iteration 650 failed the forward check (0.48 m/s, error 0.203); 699 passed every check, near three limits
-    (forward error 0.147, turning error 0.297, MuJoCo with friction 0.4 and 2 kg error 0.146). Without the fine terms,
-    950 iterations walked in two of five runs (their figures are in docs/measurements/cpu_ppo_walking.md)."""
+    max_iterations: int = 635
+    """PPO iterations of ``make train`` on a CPU (12288 samples each, 4-6 s each on 2 cores), the last 50 without
+    mirroring. The schedule (``entropy_off``, ``action_noise_window``, ``symmetry_until``, this) ran 65 iterations
+    longer (700) until 2026-12-01: at ``desired_kl`` 0.01 runs left standing at 118-226, at 0.02 at 71-96, and the
+    training tracking error stopped improving after 450-499 in the three 700-iteration runs at 0.02 (0.136-0.140 m/s
+    over 450-499, 0.128-0.138 over 650-699), whose ``make train`` ended 58.4-63.5 minutes after it started. Shifted
+    65 earlier (seed 42, 2026-12-01, nothing beside it): left standing by 75, iteration 634 passed the walking gate
+    (play seed 1: forward 0.59 m/s, error 0.122; turning error 0.081; no falls) and every check at play seed 0
+    (forward 0.60 m/s, error 0.132; turning 0.99 rad/s, error 0.110; standing 0.08 m/s; no falls; MuJoCo errors 0.076
+    and, with friction 0.4 and 2 kg, 0.097), and ``make train`` ended 51.4 minutes after it started. Mirroring still
+    stops 50 iterations before the end: checkpoint 600 of the 700-iteration runs, still mirrored, did not walk."""
     roa_train_iterations: int = 700
-    """PPO-ROA phase ``train`` (teacher) iterations on a CPU: PPO's 700, the last 50 without mirroring (the teacher
-    acts on the same physics, rewards and schedules). Measured (seed 42, fine tracking rewards): iteration 699 walked
+    """PPO-ROA phase ``train`` (teacher) iterations on a CPU: PPO's before 2026-12-01, the last 50 without mirroring
+    (``roa_symmetry_until``; the teacher acts on the same physics and rewards, on PPO's schedule before its shift). Measured (seed 42, fine tracking rewards): iteration 699 walked
     0.49 m/s under 0.5 (error 0.041), turned 1.08 rad/s under 1 (error 0.201) and stood (0.04 m/s); 72 minutes of
     wall clock with tests beside it, about 5.1 s an iteration alone (about 60 minutes). The 900-iteration teachers
     before, mirrored throughout and without the fine terms, did not turn in place. With the fine weights doubled
@@ -304,6 +303,8 @@ class CpuProfileCfg:
     six fell turning in place. Timed alone on a fast day (2026-11-29): 699 at 62.5 minutes, which the walking gate
     passed (forward error 0.095, turning 0.093, no falls); its student passed the gate at 299, 94.6 minutes after the
     teacher started."""
+    roa_symmetry_until: int = 650
+    """The PPO-ROA teacher's last 50 iterations are not mirrored (PPO's ``symmetry_until`` before its shift)."""
     roa_reg_lambda_window: tuple[int, int] = (200, 600)
     """Iterations over which ROA's regulariser weight ramps from 0 to its maximum, on a CPU."""
     roa_finetune_iterations: int = 300
@@ -561,13 +562,15 @@ def apply_cpu_profile(env_cfg, agent_cfg, profile: CpuProfileCfg, num_envs_given
         algorithm.entropy_coef = 0.0
         algorithm.schedule, algorithm.learning_rate = "fixed", profile.roa_finetune_learning_rate
     else:
-        agent_cfg.entropy_schedule.start, agent_cfg.entropy_schedule.end = profile.entropy_off
+        agent_cfg.entropy_schedule.start, agent_cfg.entropy_schedule.end = (
+            profile.roa_entropy_off if is_roa else profile.entropy_off)
         agent_cfg.entropy_schedule.final = 0.0
         noise = agent_cfg.action_noise_schedule
-        noise.start, noise.end = profile.action_noise_window
+        noise.start, noise.end = profile.roa_action_noise_window if is_roa else profile.action_noise_window
         noise.final = profile.roa_action_noise_final if is_roa else profile.action_noise_final
         noise.learning_rate = profile.action_noise_learning_rate
-    agent_cfg.symmetry_until = profile.roa_finetune_symmetry_until if finetune else profile.symmetry_until
+    agent_cfg.symmetry_until = (profile.roa_finetune_symmetry_until if finetune else
+                                profile.roa_symmetry_until if is_roa else profile.symmetry_until)
     if not max_iterations_given:
         if walking_checks_apply(env_cfg):
             agent_cfg.walking_gate.extra_iterations = profile.walking_gate_extra_iterations
