@@ -218,9 +218,10 @@ class CpuProfileCfg:
     iteration ``symmetry_until``; not for recurrent actors, whose sequences rsl_rl does not mirror."""
     symmetry_until: int = 585
     """The last ``max_iterations - symmetry_until`` iterations of PPO are not mirrored (agent ``symmetry_until``;
-    the PPO-ROA teacher's: ``roa_symmetry_until``). Measured before the fine tracking rewards: the noise-ceiling run's iteration 899,
-    mirrored throughout, turned in place at 0.51 of 1 rad/s; resumed for 51 iterations without mirroring, 0.84
-    (every walking check passed). PPO-ROA teachers mirrored throughout did not turn in place (0.00 and 0.06 rad/s)."""
+    the PPO-ROA teacher's: ``roa_symmetry_until``). Measured before the fine tracking rewards: the noise-ceiling
+    run's iteration 899, mirrored throughout, turned in place at 0.51 of 1 rad/s; resumed for 51 iterations without
+    mirroring, 0.84 (every walking check passed). PPO-ROA teachers mirrored throughout did not turn in place (0.00
+    and 0.06 rad/s)."""
     num_steps_per_env: int = 24
     """Rollout length per environment (the stock 24)."""
     learning_rate: float = 1.0e-3
@@ -294,9 +295,10 @@ class CpuProfileCfg:
     stops 50 iterations before the end: checkpoint 600 of the 700-iteration runs, still mirrored, did not walk."""
     roa_train_iterations: int = 700
     """PPO-ROA phase ``train`` (teacher) iterations on a CPU: PPO's before 2026-12-01, the last 50 without mirroring
-    (``roa_symmetry_until``; the teacher acts on the same physics and rewards, on PPO's schedule before its shift). Measured (seed 42, fine tracking rewards): iteration 699 walked
-    0.49 m/s under 0.5 (error 0.041), turned 1.08 rad/s under 1 (error 0.201) and stood (0.04 m/s); 72 minutes of
-    wall clock with tests beside it, about 5.1 s an iteration alone (about 60 minutes). The 900-iteration teachers
+    (``roa_symmetry_until``; the teacher acts on the same physics and rewards, on PPO's schedule before its
+    shift). Measured (seed 42, fine tracking rewards): iteration 699 walked 0.49 m/s under 0.5 (error 0.041), turned
+    1.08 rad/s under 1 (error 0.201) and stood (0.04 m/s); 72 minutes of wall clock with tests beside it, about 5.1
+    s an iteration alone (about 60 minutes). The 900-iteration teachers
     before, mirrored throughout and without the fine terms, did not turn in place. With the fine weights doubled
     (2026-11-28, one run, 8.9 s an iteration on a slower machine: 104 minutes): iteration 699 walked 0.44 m/s (error
     0.081) and turned 1.03 rad/s (error 0.085) at play seed 0, but one robot in 16 fell standing, and at play seed 1
