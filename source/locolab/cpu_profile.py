@@ -297,9 +297,9 @@ class CpuProfileCfg:
     """PPO-ROA phase ``train`` (teacher) iterations on a CPU: PPO's before 2026-12-01, the last 50 without mirroring
     (``roa_symmetry_until``; the teacher acts on the same physics and rewards, on PPO's schedule before its
     shift). Measured (seed 42, fine tracking rewards): iteration 699 walked 0.49 m/s under 0.5 (error 0.041), turned
-    1.08 rad/s under 1 (error 0.201) and stood (0.04 m/s); 72 minutes of wall clock with tests beside it, about 5.1
-    s an iteration alone (about 60 minutes). The 900-iteration teachers
-    before, mirrored throughout and without the fine terms, did not turn in place. With the fine weights doubled
+    1.08 rad/s under 1 (error 0.201) and stood (0.04 m/s); 72 minutes of wall clock with tests beside it, about
+    5.1 s an iteration alone (about 60 minutes). The 900-iteration teachers before, mirrored throughout and without
+    the fine terms, did not turn in place. With the fine weights doubled
     (2026-11-28, one run, 8.9 s an iteration on a slower machine: 104 minutes): iteration 699 walked 0.44 m/s (error
     0.081) and turned 1.03 rad/s (error 0.085) at play seed 0, but one robot in 16 fell standing, and at play seed 1
     six fell turning in place. Timed alone on a fast day (2026-11-29): 699 at 62.5 minutes, which the walking gate
