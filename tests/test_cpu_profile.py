@@ -34,13 +34,13 @@ def test_profile_sets_physics_rollout_and_ppo_and_keeps_the_control_rate():
     assert env_cfg.scene.contact_forces.update_period == profile.physics_dt
     assert env_cfg.skip_absent_passive_forces == profile.skip_absent_passive_forces
     assert agent_cfg.num_steps_per_env == profile.num_steps_per_env
-    assert agent_cfg.max_iterations == profile.max_iterations
-    for name in ("learning_rate", "schedule", "desired_kl", "entropy_coef", "num_learning_epochs",
-                 "num_mini_batches"):
+    assert agent_cfg.max_iterations == profile.ppo.max_iterations
+    for name in ("learning_rate", "schedule", "entropy_coef", "num_learning_epochs", "num_mini_batches"):
         assert getattr(agent_cfg.algorithm, name) == getattr(profile, name), name
+    assert agent_cfg.algorithm.desired_kl == profile.ppo.desired_kl
     assert (agent_cfg.algorithm.symmetry_cfg is not None) == profile.symmetry_augmentation
-    assert profile.symmetry_until < profile.max_iterations  # the last iterations learn without mirrored minibatches
-    assert agent_cfg.symmetry_until == profile.symmetry_until
+    # the last iterations learn without mirrored minibatches
+    assert agent_cfg.symmetry_until == profile.ppo.symmetry_until < profile.ppo.max_iterations
     assert (getattr(env_cfg.curriculum, "robustness", None) is not None) == profile.robustness_curriculum
     assert (env_cfg.rewards.track_lin_vel_xy_exp.weight, env_cfg.rewards.track_ang_vel_z_exp.weight) == \
         pytest.approx([weight * profile.tracking_reward_scale for weight in tracking])
@@ -57,10 +57,10 @@ def test_profile_sets_physics_rollout_and_ppo_and_keeps_the_control_rate():
         profile.trot_gait_weight, profile.trot_gait_std)
     assert profile.trot_gait_weight > 0 and profile.trot_gait_std < 0.1  # below Spot's 0.1
     schedule = agent_cfg.entropy_schedule
-    assert (schedule.start, schedule.end, schedule.final) == (*profile.entropy_off, 0.0)
+    assert (schedule.start, schedule.end, schedule.final) == (*profile.ppo.entropy_off, 0.0)
     noise = agent_cfg.action_noise_schedule
     assert (noise.start, noise.end, noise.final, noise.learning_rate) == (
-        *profile.action_noise_window, profile.action_noise_final, profile.action_noise_learning_rate)
+        *profile.ppo.action_noise_window, profile.ppo.action_noise_final, profile.action_noise_learning_rate)
     assert (agent_cfg.threads.collection, agent_cfg.threads.learning) == (profile.collection_threads,
                                                                           profile.learning_threads)
     # bfloat16 updates are an option, not the profile's: make train's recipe did not walk with them (update_precision)
@@ -88,22 +88,23 @@ def test_on_flat_ground_the_profile_trains_on_until_the_final_checkpoint_walks(t
     assert ("walking_gate" in effective_settings(env_cfg, agent_cfg)) == flat
 
 
-@pytest.mark.parametrize(("phase", "iterations"), [("train", "roa_train_iterations"),
-                                                    ("finetune", "roa_finetune_iterations")])
-def test_roa_phases_take_their_iterations_and_regulariser_window(phase, iterations):
+@pytest.mark.parametrize("phase", ["train", "finetune"])
+def test_roa_phases_take_their_iterations_and_regulariser_window(phase):
     env_cfg, agent_cfg = cpu_configs("roa", phase)
     profile = CpuProfileCfg()
     apply_cpu_profile(env_cfg, agent_cfg, profile)
-    assert agent_cfg.max_iterations == getattr(profile, iterations)
+    teacher = profile.roa_teacher  # the schedule the teacher's recipe was measured on, not PPO's newer one
+    assert agent_cfg.max_iterations == (teacher.max_iterations if phase == "train" else
+                                        profile.roa_finetune_iterations)
     assert tuple(agent_cfg.algorithm.reg_lambda_window) == tuple(profile.roa_reg_lambda_window)
-    assert agent_cfg.algorithm.desired_kl == profile.roa_desired_kl != profile.desired_kl  # measured at 0.01
+    assert agent_cfg.algorithm.desired_kl == teacher.desired_kl != profile.ppo.desired_kl  # measured at 0.01
     # the teacher's learning rate starts adaptive like PPO's; the student's is held at the teacher's last
     assert (agent_cfg.algorithm.schedule, agent_cfg.algorithm.learning_rate) == (
         (profile.schedule, profile.learning_rate) if phase == "train"
         else ("fixed", profile.roa_finetune_learning_rate))
     assert (agent_cfg.algorithm.symmetry_cfg is not None) == profile.symmetry_augmentation  # PPO-ROA takes it too
     # ... except at the end: the teacher's last 50 iterations, the student's last 150
-    assert agent_cfg.symmetry_until == (profile.roa_symmetry_until if phase == "train" else
+    assert agent_cfg.symmetry_until == (teacher.symmetry_until if phase == "train" else
                                         profile.roa_finetune_symmetry_until)
     assert agent_cfg.max_iterations - agent_cfg.symmetry_until == (50 if phase == "train" else 150)
     # the student meets the ranges' ends more often than the teacher (the same ranges, arcsine draws)
@@ -112,11 +113,10 @@ def test_roa_phases_take_their_iterations_and_regulariser_window(phase, iteratio
     assert effective_settings(env_cfg, agent_cfg)["dynamics_sample_concentration"] == concentration
     assert env_cfg.commands.base_velocity.rel_turn_in_place_envs == 0.0  # measured for PPO only
     if phase == "train":  # the teacher learns like PPO; the student finetunes without the entropy bonus
-        # on the schedule it was measured on, not PPO's shifted one
-        assert (agent_cfg.entropy_schedule.start, agent_cfg.entropy_schedule.end) == profile.roa_entropy_off
+        assert (agent_cfg.entropy_schedule.start, agent_cfg.entropy_schedule.end) == teacher.entropy_off
         noise = agent_cfg.action_noise_schedule
-        assert (noise.start, noise.end) == profile.roa_action_noise_window
-        assert noise.final == profile.roa_action_noise_final != profile.action_noise_final  # measured at 0.1
+        assert (noise.start, noise.end) == teacher.action_noise_window
+        assert noise.final == teacher.action_noise_final != profile.ppo.action_noise_final  # measured at 0.1
     else:
         assert agent_cfg.algorithm.entropy_coef == 0.0 and agent_cfg.entropy_schedule.end == 0
         assert agent_cfg.action_noise_schedule.end == 0

@@ -109,6 +109,60 @@ class SacCpuProfileCfg:
 
 
 @configclass
+class PpoScheduleCfg:
+    """When a PPO run on a CPU does what: its adaptive learning rate's target, the end of the entropy bonus, the
+    action noise's falling ceiling, the end of mirroring and the run's length. The defaults are PPO's; the PPO-ROA
+    teacher has its own (``CpuProfileCfg.roa_teacher``), measured on the schedule PPO had before 2026-12-01."""
+
+    desired_kl: float = 0.02
+    """The KL divergence rsl_rl's adaptive learning rate aims at (Isaac Lab's Go2: 0.01), until the action noise's
+    window fixes the rate (``action_noise_window``): it sets how fast the policy leaves the standing it learns
+    first. On 2 CPU cores the runs were decided there: at 0.01, ``make train`` runs whose training tracking error
+    (``rollout/lin_vel_error``, 25-iteration trailing mean) fell below 0.45 m/s at iterations 118 and 142 walked at
+    699, those at 195, 207 and 226 did not (their adaptive rate had averaged 2.7-3.7e-4 before, the walkers'
+    5.5e-4). At 0.02 the rate climbs to rsl_rl's cap (1e-2) in the first iterations, and every run left standing
+    at 71-96 (three 200-iteration probes and three ``make train`` runs, 2026-12-01; ``scripts/plot_learning_curve.py
+    --first_below``); all three ``make train`` runs passed the walking gate at 699, two of them every check at play
+    seed 0 (docs/measurements/cpu_ppo_walking.md has each run's figures)."""
+    entropy_off: tuple[int, int] = (150, 151)
+    """The entropy bonus falls from ``CpuProfileCfg.entropy_coef`` to 0 between these iterations
+    (``agent.entropy_schedule``); a finetuning student starts without it. Under a constant bonus the action noise
+    stayed near 0.7 and drove the gait: the stochastic policy walked while its mean action (what play, export and the
+    robot run) stood. Without it the noise shrank and the mean action took the gait over within 150-250 iterations.
+    PPO's bonus ends at 150 since the runs at ``desired_kl`` 0.02 left standing by 96 (``max_iterations`` has the
+    measurement)."""
+    action_noise_window: tuple[int, int] = (150, 385)
+    """The action noise's ceiling falls from 1.0 to ``action_noise_final`` between these iterations, and the learning
+    rate is held at ``CpuProfileCfg.action_noise_learning_rate`` from the first (``agent.action_noise_schedule``,
+    :mod:`locolab.runners.action_noise_schedule`, whose docstring has the measurements). Without the ceiling the
+    noise's own fall slowed near 0.38 at iteration 400 and stopped near 0.25; with it every joint's noise is at most
+    ``action_noise_final`` from its end. A finetuning student starts without it. It opens with the entropy bonus's
+    end (``entropy_off``)."""
+    action_noise_final: float = 0.05
+    """The action noise's last ceiling: 0.05, half the 0.1 of the runs before (2026-11-30), so that the robots
+    without observation noise (``CpuProfileCfg.noise_free_observation_envs``) run nearly the mean action. Three of six
+    ``make train`` runs at 0.1 learnt a gait that only the training's noise keeps up: their mean action walked
+    0.30-0.35 m/s under 0.5 m/s, with sampled actions (std 0.1) 0.37-0.47 m/s, with Gaussian noise of 0.05 on the mean
+    action 0.39 (docs/measurements/cpu_ppo_walking.md)."""
+    symmetry_until: int = 585
+    """The last ``max_iterations - symmetry_until`` iterations are not mirrored (agent ``symmetry_until``). Measured
+    before the fine tracking rewards: the noise-ceiling run's iteration 899, mirrored throughout, turned in place at
+    0.51 of 1 rad/s; resumed for 51 iterations without mirroring, 0.84 (every walking check passed). PPO-ROA teachers
+    mirrored throughout did not turn in place (0.00 and 0.06 rad/s). Checkpoint 600 of the 700-iteration PPO runs,
+    still mirrored, did not walk."""
+    max_iterations: int = 635
+    """Iterations of ``make train`` on a CPU (12288 samples each, 4-6 s each on 2 cores). PPO's schedule
+    (``entropy_off``, ``action_noise_window``, ``symmetry_until``, this) ran 65 iterations longer (700) until
+    2026-12-01: at ``desired_kl`` 0.01 runs left standing at 118-226, at 0.02 at 71-96, and the training tracking
+    error stopped improving after 450-499 in the three 700-iteration runs at 0.02 (0.136-0.140 m/s over 450-499,
+    0.128-0.138 over 650-699), whose ``make train`` ended 58.4-63.5 minutes after it started. Shifted 65 earlier
+    (seed 42, 2026-12-01, nothing beside it): left standing by 75, iteration 634 passed the walking gate (play seed
+    1: forward 0.59 m/s, error 0.122; turning error 0.081; no falls) and every check at play seed 0 (forward 0.60
+    m/s, error 0.132; turning 0.99 rad/s, error 0.110; standing 0.08 m/s; no falls; MuJoCo errors 0.076 and, with
+    friction 0.4 and 2 kg, 0.097), and ``make train`` ended 51.4 minutes after it started."""
+
+
+@configclass
 class CpuProfileCfg:
     """Environment count, physics and PPO settings for training on a CPU."""
 
@@ -215,98 +269,48 @@ class CpuProfileCfg:
     measured with it. SAC takes it with the gait reward (:class:`SacCpuProfileCfg`)."""
     symmetry_augmentation: bool = True
     """Left-right mirrored copies of every PPO minibatch (rsl_rl's symmetry extension, locolab.envs.symmetry), until
-    iteration ``symmetry_until``; not for recurrent actors, whose sequences rsl_rl does not mirror."""
-    symmetry_until: int = 585
-    """The last ``max_iterations - symmetry_until`` iterations of PPO are not mirrored (agent ``symmetry_until``;
-    the PPO-ROA teacher's: ``roa_symmetry_until``). Measured before the fine tracking rewards: the noise-ceiling
-    run's iteration 899, mirrored throughout, turned in place at 0.51 of 1 rad/s; resumed for 51 iterations without
-    mirroring, 0.84 (every walking check passed). PPO-ROA teachers mirrored throughout did not turn in place (0.00
-    and 0.06 rad/s)."""
+    the schedule's ``symmetry_until`` (:class:`PpoScheduleCfg`); not for recurrent actors, whose sequences rsl_rl
+    does not mirror."""
     num_steps_per_env: int = 24
     """Rollout length per environment (the stock 24)."""
     learning_rate: float = 1.0e-3
     schedule: str = "adaptive"
-    desired_kl: float = 0.02
-    """The KL divergence rsl_rl's adaptive learning rate aims at (Isaac Lab's Go2: 0.01), until the action noise's
-    window fixes the rate (``action_noise_window``): it sets how fast the policy leaves the standing it learns
-    first. On 2 CPU cores the runs were decided there: at 0.01, ``make train`` runs whose training tracking error
-    (``rollout/lin_vel_error``, 25-iteration trailing mean) fell below 0.45 m/s at iterations 118 and 142 walked at
-    699, those at 195, 207 and 226 did not (their adaptive rate had averaged 2.7-3.7e-4 before, the walkers'
-    5.5e-4). At 0.02 the rate climbs to rsl_rl's cap (1e-2) in the first iterations, and every run left standing
-    at 71-96 (three 200-iteration probes and three ``make train`` runs, 2026-12-01; ``scripts/plot_learning_curve.py
-    --first_below``); all three ``make train`` runs passed the walking gate at 699, two of them every check at play
-    seed 0 (docs/measurements/cpu_ppo_walking.md has each run's figures)."""
-    roa_desired_kl: float = 0.01
-    """The PPO-ROA teacher's: its recipe was measured at 0.01, PPO's 0.02 was not measured on it."""
     entropy_coef: float = 0.01
-    entropy_off: tuple[int, int] = (150, 151)
-    """The entropy bonus falls from ``entropy_coef`` to 0 between these iterations (``agent.entropy_schedule``);
-    a finetuning student starts without it. Under a constant bonus the action noise stayed near 0.7 and drove the
-    gait: the stochastic policy walked while its mean action (what play, export and the robot run) stood. Without
-    it the noise shrank and the mean action took the gait over within 150-250 iterations. PPO's bonus ends at 150
-    since the runs at ``desired_kl`` 0.02 left standing by 96 (``max_iterations`` has the measurement); the
-    PPO-ROA teacher keeps its measured 215 (``roa_entropy_off``)."""
-    roa_entropy_off: tuple[int, int] = (215, 216)
-    action_noise_window: tuple[int, int] = (150, 385)
-    """The action noise's ceiling falls from 1.0 to ``action_noise_final`` between these iterations, and the learning
-    rate is held at ``action_noise_learning_rate`` from the first (``agent.action_noise_schedule``,
-    :mod:`locolab.runners.action_noise_schedule`, whose docstring has the measurements). Without the ceiling the
-    noise's own fall slowed near 0.38 at iteration 400 and stopped near 0.25; with it every joint's noise is at most
-    ``action_noise_final`` from its end. A finetuning student starts without it. PPO's window opens at 150 with the
-    entropy bonus's end (``entropy_off``); the PPO-ROA teacher keeps its measured (215, 450)."""
-    roa_action_noise_window: tuple[int, int] = (215, 450)
-    action_noise_final: float = 0.05
-    """The action noise's last ceiling: 0.05, half the 0.1 of the runs before (2026-11-30), so that the robots
-    without observation noise (``noise_free_observation_envs``) run nearly the mean action. Three of six ``make
-    train`` runs at 0.1 learnt a gait that only the training's noise keeps up: their mean action walked 0.30-0.35 m/s
-    under 0.5 m/s, with sampled actions (std 0.1) 0.37-0.47 m/s, with Gaussian noise of 0.05 on the mean action 0.39
-    (docs/measurements/cpu_ppo_walking.md)."""
-    roa_action_noise_final: float = 0.1
-    """The PPO-ROA teacher's last ceiling: its recipe was measured at 0.1 (the student inherits the teacher's noise
-    and finetunes at ``roa_finetune_learning_rate``), PPO's 0.05 was not measured on it."""
     action_noise_learning_rate: float = 3.0e-4
     noise_free_observation_envs: float = 0.25
     """PPO's share of robots that train without policy observation noise (each process's first ones,
     :class:`locolab.envs.observation_noise.PartlyUniformNoiseCfg`); the others keep the task's noise. Why: the failing
     runs' gait held only under the training's noise (with play.py's ``--observation_noise`` their mean action walked
-    0.46-0.50 m/s under 0.5, without it 0.30-0.35), and what ships runs without it. With a share trained on the
-    shipped closed loop, PPO pays for that loop's tracking; training logs those robots' episodes apart
-    (``rollout_noise_free/``). Measured with ``action_noise_final`` 0.05 (``make train``, seed 42, 2026-11-30, one
-    run of two): iteration 699, 56.1 minutes in, passed every check with the widest margins of any run (play seed 0:
-    forward 0.51 m/s, error 0.061; turning 1.02 rad/s, error 0.071; standing 0.05 m/s; MuJoCo errors 0.088 and, with
-    friction 0.4 and 2 kg, 0.091; the gate's play seed 1: forward error 0.057), trotting; the noise-free robots
-    tracked at least as well as the others all along (lin error 0.116 against 0.123 over iterations 650-699). The
-    second and fourth runs learnt slowly from their first 150 iterations and undershot at 699 (errors 0.199 and
-    0.245); the third walked at 699 (gate forward error 0.067; MuJoCo 0.145): 2 of 4 at ``desired_kl`` 0.01, against
-    2 of 6 before."""
+    0.46-0.50 m/s under 0.5, without it 0.30-0.35), and what ships runs without it. With a share trained on the shipped
+    closed loop, PPO pays for that loop's tracking; training logs those robots' episodes apart
+    (``rollout_noise_free/``). Measured with a last noise ceiling of 0.05 (``PpoScheduleCfg.action_noise_final``; ``make
+    train``, seed 42, 2026-11-30, one run of two): iteration 699, 56.1 minutes in, passed every check with the widest
+    margins of any run (play seed 0: forward 0.51 m/s, error 0.061; turning 1.02 rad/s, error 0.071; standing 0.05 m/s;
+    MuJoCo errors 0.088 and, with friction 0.4 and 2 kg, 0.091; the gate's play seed 1: forward error 0.057), trotting;
+    the noise-free robots tracked at least as well as the others all along (lin error 0.116 against 0.123 over
+    iterations 650-699). The second and fourth runs learnt slowly from their first 150 iterations and undershot at 699
+    (errors 0.199 and 0.245); the third walked at 699 (gate forward error 0.067; MuJoCo 0.145): 2 of 4 at ``desired_kl``
+    0.01, against 2 of 6 before."""
     num_learning_epochs: int = 5
     num_mini_batches: int = 2
     """6144-sample minibatches: with 1536 (4 per 256 x 24) the adaptive learning rate sat at 1e-5..1e-4."""
-    max_iterations: int = 635
-    """PPO iterations of ``make train`` on a CPU (12288 samples each, 4-6 s each on 2 cores), the last 50 without
-    mirroring. The schedule (``entropy_off``, ``action_noise_window``, ``symmetry_until``, this) ran 65 iterations
-    longer (700) until 2026-12-01: at ``desired_kl`` 0.01 runs left standing at 118-226, at 0.02 at 71-96, and the
-    training tracking error stopped improving after 450-499 in the three 700-iteration runs at 0.02 (0.136-0.140 m/s
-    over 450-499, 0.128-0.138 over 650-699), whose ``make train`` ended 58.4-63.5 minutes after it started. Shifted
-    65 earlier (seed 42, 2026-12-01, nothing beside it): left standing by 75, iteration 634 passed the walking gate
-    (play seed 1: forward 0.59 m/s, error 0.122; turning error 0.081; no falls) and every check at play seed 0
-    (forward 0.60 m/s, error 0.132; turning 0.99 rad/s, error 0.110; standing 0.08 m/s; no falls; MuJoCo errors 0.076
-    and, with friction 0.4 and 2 kg, 0.097), and ``make train`` ended 51.4 minutes after it started. Mirroring still
-    stops 50 iterations before the end: checkpoint 600 of the 700-iteration runs, still mirrored, did not walk."""
-    roa_train_iterations: int = 700
-    """PPO-ROA phase ``train`` (teacher) iterations on a CPU: PPO's before 2026-12-01, the last 50 without mirroring
-    (``roa_symmetry_until``; the teacher acts on the same physics and rewards, on PPO's schedule before its
-    shift). Measured (seed 42, fine tracking rewards): iteration 699 walked 0.49 m/s under 0.5 (error 0.041), turned
-    1.08 rad/s under 1 (error 0.201) and stood (0.04 m/s); 72 minutes of wall clock with tests beside it, about
-    5.1 s an iteration alone (about 60 minutes). The 900-iteration teachers before, mirrored throughout and without
-    the fine terms, did not turn in place. With the fine weights doubled
-    (2026-11-28, one run, 8.9 s an iteration on a slower machine: 104 minutes): iteration 699 walked 0.44 m/s (error
-    0.081) and turned 1.03 rad/s (error 0.085) at play seed 0, but one robot in 16 fell standing, and at play seed 1
-    six fell turning in place. Timed alone on a fast day (2026-11-29): 699 at 62.5 minutes, which the walking gate
-    passed (forward error 0.095, turning 0.093, no falls); its student passed the gate at 299, 94.6 minutes after the
-    teacher started."""
-    roa_symmetry_until: int = 650
-    """The PPO-ROA teacher's last 50 iterations are not mirrored (PPO's ``symmetry_until`` before its shift)."""
+    ppo: PpoScheduleCfg = PpoScheduleCfg()
+    """PPO's schedule (:class:`PpoScheduleCfg` has the measurements)."""
+    roa_teacher: PpoScheduleCfg = PpoScheduleCfg(desired_kl=0.01, entropy_off=(215, 216),
+                                                 action_noise_window=(215, 450), action_noise_final=0.1,
+                                                 symmetry_until=650, max_iterations=700)
+    """The PPO-ROA teacher's schedule (phase ``train``): PPO's before 2026-12-01 (KL target 0.01, entropy bonus off
+    and noise window from 215, a last noise ceiling of 0.1, 700 iterations, the last 50 without mirroring), on which
+    its recipe was measured; PPO's newer settings were not measured on it (the student inherits the teacher's noise
+    and finetunes at ``roa_finetune_learning_rate``). The teacher acts on PPO's physics and rewards. Measured (seed
+    42, fine tracking rewards): iteration 699 walked 0.49 m/s under 0.5 (error 0.041), turned 1.08 rad/s under 1
+    (error 0.201) and stood (0.04 m/s); 72 minutes of wall clock with tests beside it, about 5.1 s an iteration alone
+    (about 60 minutes). The 900-iteration teachers before, mirrored throughout and without the fine terms, did not
+    turn in place. With the fine weights doubled (2026-11-28, one run, 8.9 s an iteration on a slower machine: 104
+    minutes): iteration 699 walked 0.44 m/s (error 0.081) and turned 1.03 rad/s (error 0.085) at play seed 0, but one
+    robot in 16 fell standing, and at play seed 1 six fell turning in place. Timed alone on a fast day (2026-11-29):
+    699 at 62.5 minutes, which the walking gate passed (forward error 0.095, turning 0.093, no falls); its student
+    passed the gate at 299, 94.6 minutes after the teacher started."""
     roa_reg_lambda_window: tuple[int, int] = (200, 600)
     """Iterations over which ROA's regulariser weight ramps from 0 to its maximum, on a CPU."""
     roa_finetune_iterations: int = 300
@@ -366,7 +370,8 @@ class CpuProfileCfg:
     ranges as tracking improves (locolab.envs.mdp.robustness_curriculum)."""
 
 
-PPO_SETTINGS = ("learning_rate", "schedule", "desired_kl", "entropy_coef", "num_learning_epochs", "num_mini_batches")
+PPO_SETTINGS = ("learning_rate", "schedule", "entropy_coef", "num_learning_epochs", "num_mini_batches")
+"""PPO settings the profile sets for every PPO agent (the schedule, :class:`PpoScheduleCfg`, is per agent)."""
 SAC_SETTINGS = ("batch_size", "num_updates", "buffer_size", "learning_starts", "target_entropy",
                 "alpha_learning_rate", "symmetry_augmentation", "mean_penalty")
 
@@ -489,7 +494,7 @@ def effective_settings(env_cfg, agent_cfg) -> dict:
         settings.update({name: getattr(algorithm, name) for name in SAC_SETTINGS}, collector=agent_cfg.collector,
                         critic_layer_norm=agent_cfg.critic.layer_norm)
         return settings
-    settings.update({name: getattr(algorithm, name) for name in PPO_SETTINGS})
+    settings.update({name: getattr(algorithm, name) for name in (*PPO_SETTINGS, "desired_kl")})
     settings["update_precision"] = agent_cfg.update_precision
     noise = getattr(agent_cfg, "action_noise_schedule", None)
     if noise is not None and noise.end > noise.start:
@@ -555,30 +560,24 @@ def apply_cpu_profile(env_cfg, agent_cfg, profile: CpuProfileCfg, num_envs_given
     algorithm = agent_cfg.algorithm
     for name in PPO_SETTINGS:
         setattr(algorithm, name, getattr(profile, name))
+    schedule = profile.roa_teacher if is_roa else profile.ppo
+    algorithm.desired_kl = schedule.desired_kl
     finetune = is_roa and algorithm.phase == "finetune"
     if is_roa:
         algorithm.reg_lambda_window = profile.roa_reg_lambda_window
-        algorithm.desired_kl = profile.roa_desired_kl
     if finetune:
         env_cfg.events.dynamics.params["ranges"].sample_concentration = profile.roa_finetune_dynamics_concentration
         algorithm.entropy_coef = 0.0
         algorithm.schedule, algorithm.learning_rate = "fixed", profile.roa_finetune_learning_rate
     else:
-        agent_cfg.entropy_schedule.start, agent_cfg.entropy_schedule.end = (
-            profile.roa_entropy_off if is_roa else profile.entropy_off)
+        agent_cfg.entropy_schedule.start, agent_cfg.entropy_schedule.end = schedule.entropy_off
         agent_cfg.entropy_schedule.final = 0.0
         noise = agent_cfg.action_noise_schedule
-        noise.start, noise.end = profile.roa_action_noise_window if is_roa else profile.action_noise_window
-        noise.final = profile.roa_action_noise_final if is_roa else profile.action_noise_final
+        noise.start, noise.end = schedule.action_noise_window
+        noise.final = schedule.action_noise_final
         noise.learning_rate = profile.action_noise_learning_rate
-    agent_cfg.symmetry_until = (profile.roa_finetune_symmetry_until if finetune else
-                                profile.roa_symmetry_until if is_roa else profile.symmetry_until)
+    agent_cfg.symmetry_until = profile.roa_finetune_symmetry_until if finetune else schedule.symmetry_until
     if not max_iterations_given:
         if walking_checks_apply(env_cfg):
             agent_cfg.walking_gate.extra_iterations = profile.walking_gate_extra_iterations
-        if not is_roa:
-            agent_cfg.max_iterations = profile.max_iterations
-        elif finetune:
-            agent_cfg.max_iterations = profile.roa_finetune_iterations
-        else:
-            agent_cfg.max_iterations = profile.roa_train_iterations
+        agent_cfg.max_iterations = profile.roa_finetune_iterations if finetune else schedule.max_iterations
