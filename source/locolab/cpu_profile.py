@@ -159,7 +159,9 @@ class PpoScheduleCfg:
     (seed 42, 2026-12-01, nothing beside it): left standing by 75, iteration 634 passed the walking gate (play seed
     1: forward 0.59 m/s, error 0.122; turning error 0.081; no falls) and every check at play seed 0 (forward 0.60
     m/s, error 0.132; turning 0.99 rad/s, error 0.110; standing 0.08 m/s; no falls; MuJoCo errors 0.076 and, with
-    friction 0.4 and 2 kg, 0.097), and ``make train`` ended 51.4 minutes after it started."""
+    friction 0.4 and 2 kg, 0.097), and ``make train`` ended 51.4 minutes after it started. Its confirmation
+    (``make train`` from a fresh checkout, a fast day: 2.65 s an iteration) passed every check at 634 (forward 0.55
+    m/s, error 0.084; turning error 0.080; MuJoCo errors 0.071 and 0.043) and ended after 33.1 minutes."""
 
 
 @configclass
