@@ -301,18 +301,21 @@ class CpuProfileCfg:
     roa_teacher: PpoScheduleCfg = PpoScheduleCfg(desired_kl=0.01, entropy_off=(215, 216),
                                                  action_noise_window=(215, 450), action_noise_final=0.1,
                                                  symmetry_until=650, max_iterations=700)
-    """The PPO-ROA teacher's schedule (phase ``train``): PPO's before 2026-12-01 (KL target 0.01, entropy bonus off
-    and noise window from 215, a last noise ceiling of 0.1, 700 iterations, the last 50 without mirroring), on which
-    its recipe was measured; PPO's newer settings were not measured on it (the student inherits the teacher's noise
-    and finetunes at ``roa_finetune_learning_rate``). The teacher acts on PPO's physics and rewards. Measured (seed
-    42, fine tracking rewards): iteration 699 walked 0.49 m/s under 0.5 (error 0.041), turned 1.08 rad/s under 1
-    (error 0.201) and stood (0.04 m/s); 72 minutes of wall clock with tests beside it, about 5.1 s an iteration alone
-    (about 60 minutes). The 900-iteration teachers before, mirrored throughout and without the fine terms, did not
-    turn in place. With the fine weights doubled (2026-11-28, one run, 8.9 s an iteration on a slower machine: 104
-    minutes): iteration 699 walked 0.44 m/s (error 0.081) and turned 1.03 rad/s (error 0.085) at play seed 0, but one
-    robot in 16 fell standing, and at play seed 1 six fell turning in place. Timed alone on a fast day (2026-11-29):
-    699 at 62.5 minutes, which the walking gate passed (forward error 0.095, turning 0.093, no falls); its student
-    passed the gate at 299, 94.6 minutes after the teacher started."""
+    """The PPO-ROA teacher's schedule (phase ``train``): PPO's before 2026-12-01 (KL target 0.01, entropy bonus off and
+    noise window from 215, a last noise ceiling of 0.1, 700 iterations, the last 50 without mirroring), on which its
+    recipe was measured (the student inherits the teacher's noise and finetunes at ``roa_finetune_learning_rate``);
+    PPO's newer schedule, tried once, failed the teacher's turn in place (below). The teacher acts on PPO's physics and
+    rewards. Measured (seed 42, fine tracking rewards): iteration 699 walked 0.49 m/s under 0.5 (error 0.041), turned
+    1.08 rad/s under 1 (error 0.201) and stood (0.04 m/s); 72 minutes of wall clock with tests beside it, about 5.1 s an
+    iteration alone (about 60 minutes). The 900-iteration teachers before, mirrored throughout and without the fine
+    terms, did not turn in place. With the fine weights doubled (2026-11-28, one run, 8.9 s an iteration on a slower
+    machine: 104 minutes): iteration 699 walked 0.44 m/s (error 0.081) and turned 1.03 rad/s (error 0.085) at play seed
+    0, but one robot in 16 fell standing, and at play seed 1 six fell turning in place. Timed alone on a fast day
+    (2026-11-29): 699 at 62.5 minutes, which the walking gate passed (forward error 0.095, turning 0.093, no falls); its
+    student passed the gate at 299, 94.6 minutes after the teacher started. On PPO's schedule (2026-12-01, one run, seed
+    42) the teacher reached 634 after 48.3 minutes and tracked as well in training (0.099 m/s, 0.125 rad/s over
+    585-634), but failed turning in place at the gate: 634 with 10 of 16 robots falling, 684 with 2
+    (docs/measurements/ppo_roa.md)."""
     roa_reg_lambda_window: tuple[int, int] = (200, 600)
     """Iterations over which ROA's regulariser weight ramps from 0 to its maximum, on a CPU."""
     roa_finetune_iterations: int = 300
