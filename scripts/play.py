@@ -59,7 +59,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--video_path", default=None, help="default: <checkpoint dir>/videos/play_<iteration>.mp4")
     parser.add_argument("--dynamics", nargs="+", default=[], metavar="NAME=VALUE",
                         help="hold randomised parameters in every env, e.g. added_base_mass=2.5 base_com_x=0.1 "
-                             "(friction, added_base_mass [kg], base_com_x/y/z [m], motor_strength, kp_scale, kd_scale)")
+                             "(friction, added_base_mass [kg], base_com_x/y/z [m], motor_strength, kp_scale, kd_scale, "
+                             "contact_time_constant [s])")
     parser.add_argument("--observation_noise", action="store_true", help="keep the policy observations' noise on, "
                         "as in training (the -Play tasks turn it off)")
     parser.add_argument("--command", nargs="+", default=None, metavar="V", help="VX VY WZ: a fixed velocity command "

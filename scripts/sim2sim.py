@@ -1,6 +1,7 @@
 """Sim-to-sim check of an exported policy in MuJoCo's own C engine, through the deployment runtime.
 
     python scripts/sim2sim.py --policy logs/.../exported --seconds 10 --command 0.5 0 0 --friction 0.6 --payload 1.5
+    python scripts/sim2sim.py --policy logs/.../exported --contact_time_constant 0.03   # softer ground
 
 Loads ``policy.onnx`` + ``policy.json`` with ``locolab.deploy.PolicyRuntime`` (numpy + onnxruntime), drives the
 robot's generated MJCF with it at the policy's control period and a PD loop at the physics rate, and prints one JSON
@@ -27,6 +28,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="velocity command: m/s, m/s, rad/s (default 0.5 0 0)")
     parser.add_argument("--friction", type=float, default=None, help="friction of every contact (default: MJCF's)")
     parser.add_argument("--payload", type=float, default=0.0, help="mass added to the base [kg] (default 0)")
+    parser.add_argument("--contact_time_constant", type=float, default=None,
+                        help="MuJoCo solref time constant of every contact [s]: larger is softer ground (default: "
+                             "the MJCF's, MuJoCo's 0.02; at least two physics steps, 0.01)")
     parser.add_argument("--video", default=None, help="write an MP4 of the run here")
     return parser.parse_args(argv)
 
@@ -37,6 +41,12 @@ def _finite_or_none(value):
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    numbers = [args.seconds, args.payload, *args.command] + [
+        value for value in (args.friction, args.contact_time_constant) if value is not None]
+    if not all(math.isfinite(value) for value in numbers):
+        print("error: --seconds, --command, --friction, --payload and --contact_time_constant take finite numbers.",
+              file=sys.stderr)
+        return 2
     if args.seconds <= 0 or (args.friction is not None and args.friction <= 0) or args.payload < 0:
         print("error: --seconds and --friction must be positive and --payload at least 0.", file=sys.stderr)
         return 2
@@ -54,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
             period = PolicyRuntime(args.policy).metadata["control_period_s"]
             recorder = MujocoVideoRecorder(mjcf, fps=1.0 / period)
         result = run_sim2sim(args.policy, mjcf, args.seconds, tuple(args.command), args.friction, args.payload,
-                             recorder)
+                             recorder, contact_time_constant=args.contact_time_constant)
     except (FileNotFoundError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -13,6 +13,10 @@ NUM_ENVS = 8
 TASK = "LocoLab-Velocity-Flat-Go2"
 SLIPPERY, GRIPPY = 0.05, 2.5
 """Friction of the first and last four robots in the sliding check."""
+SOFT, STIFF = 0.03, 0.01
+"""Contact time constants [s] of the first and last four robots in the sinking check."""
+CONTACT_RANGE = (0.01, 0.03)
+"""The tasks hold the ground material's contacts; the probe samples this range (the one measured, not adopted)."""
 
 
 def main() -> None:
@@ -23,6 +27,7 @@ def main() -> None:
 
     env_cfg, _ = load_task_cfgs(TASK, num_envs=NUM_ENVS, device="cpu", seed=0)
     env_cfg.events.push_robot = None
+    env_cfg.events.dynamics.params["ranges"].contact_time_constant = CONTACT_RANGE
     env_cfg.events.reset_base.params["velocity_range"] = {}
     with open_env(TASK, env_cfg) as env:
         unwrapped = env.unwrapped
@@ -72,6 +77,13 @@ def main() -> None:
             "com": float(abs(body_com[:, base] - dynamics._default_com[:, 0].numpy()
                              - values_now[:, column["base_com_x"]: column["base_com_z"] + 1].numpy()).max()),
         }
+        # the ground contacts' time constant (MuJoCo mixes the ground's and the robot shape's) is the sampled one
+        data = NewtonManager._solver.mjw_data
+        contacts = int(data.nacon.numpy()[0])
+        contact_world, contact_solref = data.contact.worldid.numpy()[:contacts], data.contact.solref.numpy()[:contacts]
+        sampled = values_now[:, column["contact_time_constant"]].numpy()
+        solver["contact_time_constant"] = float(abs(contact_solref[:, 0] - sampled[contact_world]).max())
+        solver["contacts_per_world"] = [int((contact_world == w).sum()) for w in range(NUM_ENVS)]
         priv_dynamics = obs["priv"][:, 3: 3 + len(names)]
         priv_dynamics_error = (priv_dynamics - dynamics.normalized()).abs().max().item()
 
@@ -104,12 +116,23 @@ def main() -> None:
         loaded[:4, mass], loaded[:4, motors] = dynamics.high[mass], dynamics.low[motors]  # heavy, weak motors
         loaded[4:, mass], loaded[4:, motors] = dynamics.low[mass], dynamics.high[motors]  # light, strong motors
         _, height = run(loaded, steps=50)
-        # the README's worst case: the heaviest payload on the weakest motors with the softest gains
+        # the README's worst case: the heaviest payload on the weakest motors with the softest gains, on the tasks'
+        # ground (the material's own contacts, which the robot's shapes then share)
+        contact = column["contact_time_constant"]
         worst = middle.clone()
         worst[:, mass], worst[:, motors] = dynamics.high[mass], dynamics.low[motors]
         worst[:, column["kp_scale"]], worst[:, column["kd_scale"]] = dynamics.low[column["kp_scale"]], dynamics.low[
             column["kd_scale"]]
+        worst[:, contact] = dynamics._ground_solref[0]
         _, worst_height = run(worst, steps=100)
+        ground = unwrapped.sim.physics_manager.get_model()
+        ground_shape = int((ground.shape_world.numpy() == -1).argmax())
+        own_material_error = max(
+            float((dynamics._contact_ke / float(ground.shape_material_ke.numpy()[ground_shape]) - 1).abs().max()),
+            float((dynamics._contact_kd / float(ground.shape_material_kd.numpy()[ground_shape]) - 1).abs().max()))
+        softness = middle.clone()
+        softness[:4, contact], softness[4:, contact] = SOFT, STIFF
+        _, sunk_height = run(softness, steps=50)
 
         # the episode metrics name the robot the simulator holds (play.py's fallen robots)
         from locolab.eval import metrics
@@ -119,6 +142,7 @@ def main() -> None:
         held["base_com_x"] = robot.data.body_com_pos_b.torch[:, 0, 0] - dynamics._default_com[:, 0, 0]
         metrics_error = {name: (getattr(metrics, name)(unwrapped) - held[name]).abs().max().item()
                          for name in metrics.DYNAMICS_METRICS}
+        read_back_contact_error = (held["contact_time_constant"] - dynamics.values[:, contact]).abs().max().item()
         # draws concentrated near the ranges' ends (the finetuning student's), over every parameter of every robot
         concentration_from_cfg = dynamics.concentration
         dynamics.concentration = 0.05
@@ -126,6 +150,8 @@ def main() -> None:
         unit = (dynamics.values - dynamics.low) / (dynamics.high - dynamics.low)
         print(json.dumps({
             "metrics_error": metrics_error,
+            "read_back_contact_error": read_back_contact_error,
+            "own_material_relative_error": own_material_error,
             "concentration_from_cfg": concentration_from_cfg,
             "concentrated_share_within_2_percent_of_an_end": ((unit < 0.02) | (unit > 0.98)).float().mean().item(),
             "concentrated_range": [unit.min().item(), unit.max().item()],
@@ -144,6 +170,8 @@ def main() -> None:
             "slide_high_friction": slide[4:].tolist(),
             "height_heavy_weak": height[:4].tolist(),
             "height_light_strong": height[4:].tolist(),
+            "height_soft_ground": sunk_height[:4].tolist(),
+            "height_stiff_ground": sunk_height[4:].tolist(),
         }))
 
 

@@ -195,7 +195,7 @@ def test_train_phase_student_exports_with_a_warning_and_the_teacher_reads_priv(r
     assert "was distilled but not finetuned" in student.stderr
     assert teacher.returncode == 0, teacher.stderr[-3000:]
     meta = json.loads((tmp_path / "teacher" / "policy.json").read_text())
-    assert meta["policy"] == "teacher" and meta["inputs"] == {"obs": [45], "priv": [26]} and meta["history"] is None
+    assert meta["policy"] == "teacher" and meta["inputs"] == {"obs": [45], "priv": [27]} and meta["history"] is None
 
 
 def test_corrupt_mismatched_or_wrong_kind_of_checkpoint_is_a_clear_error(roa_runs, trained_run, tmp_path):

@@ -18,7 +18,8 @@ def probe() -> dict:
 
 def test_every_parameter_is_sampled_within_its_range(probe):
     assert probe["names"][:5] == ["friction", "added_base_mass", "base_com_x", "base_com_y", "base_com_z"]
-    assert len(probe["names"]) == 5 + 12 + 2  # one motor strength per joint, then kp and kd scales
+    assert len(probe["names"]) == 5 + 12 + 3  # one motor strength per joint, kp and kd scales, contact softness
+    assert probe["names"][-1] == "contact_time_constant"
     for row in probe["values"]:
         for value, low, high in zip(row, probe["low"], probe["high"]):
             assert low <= value <= high
@@ -35,13 +36,24 @@ def test_the_solvers_own_arrays_hold_the_sampled_friction_mass_and_centre_of_mas
     assert solver["friction"] < 1e-5 and solver["mass"] < 1e-4 and solver["com"] < 1e-5
 
 
+def test_the_ground_contacts_have_the_sampled_time_constant(probe):
+    # the probe samples 0.01-0.03 s; the tasks hold the ground material's own contacts (its time constant)
+    # MuJoCo mixes the ground's and the robot shape's solref: the mix, not the shape's own, is the sampled value
+    assert sum(probe["solver_error"]["contacts_per_world"]) > 0
+    assert probe["solver_error"]["contact_time_constant"] < 1e-6
+    assert probe["read_back_contact_error"] < 1e-6  # what eval.py's contact sweep reports
+
+
 def test_the_readmes_worst_case_still_stands_at_its_stated_height(probe):
-    # 2.5 kg payload, 0.8-strength motors, kp x 0.8, kd x 0.7 (README: "above 0.265 m"; measured 0.270-0.276 m)
+    # 2.5 kg payload, 0.8-strength motors, kp x 0.8, kd x 0.7 on the tasks' ground (README: "above 0.265 m";
+    # measured 0.270-0.276 m)
     assert min(probe["worst_case_height"]) >= 0.265
+    # held at the ground's time constant, the robot's shapes get the ground material's own stiffness and damping
+    assert probe["own_material_relative_error"] < 1e-5
 
 
 def test_privileged_observation_shows_the_applied_dynamics_in_minus_one_to_one(probe):
-    assert probe["priv_shape"] == [8, 3 + 19 + 4]  # base velocity, dynamics, foot contacts
+    assert probe["priv_shape"] == [8, 3 + 20 + 4]  # base velocity, dynamics, foot contacts
     assert probe["priv_dynamics_error"] < 1e-6
     low, high = probe["priv_dynamics_range"]
     assert -1.0 <= low < 0.0 < high <= 1.0
@@ -51,11 +63,14 @@ def test_a_reset_resamples_only_the_environments_it_resets(probe):
     assert probe["changed_after_reset_of_envs_0_1"] == [True, True] + [False] * 6
 
 
-def test_friction_payload_and_motor_strength_change_the_physics(probe):
+def test_friction_payload_motor_strength_and_contact_softness_change_the_physics(probe):
     # pushed to 1.5 m/s while standing: a slippery robot slides farther than a grippy one
     assert min(probe["slide_low_friction"]) > max(probe["slide_high_friction"]) + 0.1
     # a heavy robot with weak motors stands lower than a light one with strong motors
     assert max(probe["height_heavy_weak"]) < min(probe["height_light_strong"]) - 0.01
+    # on soft ground (30 ms contacts) the feet sink: the base stands lower than on the stiffest (10 ms);
+    # measured 0.260 vs 0.289 m
+    assert max(probe["height_soft_ground"]) < min(probe["height_stiff_ground"]) - 0.01
 
 
 def test_episode_metrics_name_the_robot_the_simulator_holds(probe):

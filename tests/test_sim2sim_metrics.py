@@ -1,6 +1,6 @@
-"""sim2sim's MuJoCo robot and metrics, pinned without a trained policy: friction and payload reach MuJoCo's model,
-the fall rule, a default-pose PD controller stands still, and the velocity error and distance of a base driven at a
-scripted constant velocity."""
+"""sim2sim's MuJoCo robot and metrics, pinned without a trained policy: friction, payload and contact softness reach
+MuJoCo's model, the fall rule, a default-pose PD controller stands still, and the velocity error and distance of a
+base driven at a scripted constant velocity."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from locolab.assets import GO2_SPEC, ensure_robot_files
+from conftest import run_script
 from locolab.eval.sim2sim import MujocoRobot, run_sim2sim
 
 JOINTS = GO2_SPEC.joint_names()
@@ -48,6 +49,25 @@ def test_friction_and_payload_are_in_mujocos_model(mjcf):
     assert not np.all(plain.model.geom_friction[:, 0] == pytest.approx(0.4))
     assert loaded.model.body_mass[loaded.base] == pytest.approx(plain.model.body_mass[plain.base] + 2.0)
     assert loaded.model.body_mass.sum() == pytest.approx(plain.model.body_mass.sum() + 2.0)
+
+
+def test_a_softer_contact_time_constant_lets_the_standing_robot_sink(mjcf):
+    heights = []
+    for time_constant in (0.01, 0.03):
+        robot = MujocoRobot(mjcf, JOINTS, contact_time_constant=time_constant)
+        assert np.all(robot.model.geom_solref[:, 0] == pytest.approx(time_constant))
+        run_sim2sim(DefaultPoseController(), mjcf, seconds=2.0, command=(0.0, 0.0, 0.0),
+                    contact_time_constant=time_constant,
+                    disturbance=lambda robot, _: heights.append(robot.data.xpos[robot.base, 2]))
+    stiff, soft = heights[len(heights) // 2 - 1], heights[-1]
+    assert soft < stiff - 0.003  # measured 0.286 vs 0.293 m
+
+
+def test_contact_time_constants_that_mujoco_would_change_are_refused(mjcf):
+    with pytest.raises(ValueError, match="under two physics steps.*at least 0.01 s"):
+        MujocoRobot(mjcf, JOINTS, contact_time_constant=0.005)
+    result = run_script("sim2sim.py", "--policy", "unused", "--contact_time_constant", "nan")
+    assert result.returncode == 2 and "take finite numbers" in result.stderr
 
 
 def test_fall_rule_on_a_tipped_pose_and_a_low_base(mjcf):

@@ -27,7 +27,7 @@ def test_teacher_checkpoint_holds_every_module_optimizer_normaliser_and_schedule
     assert checkpoint["iter"] == 1
     assert checkpoint["roa"]["phase"] == "train" and checkpoint["roa"]["updates"] == 2
     assert checkpoint["env"]["observations"]["history"] == [50, 45]  # 50 policy observations of 45 values
-    assert checkpoint["env"]["observations"]["priv"] == [26]
+    assert checkpoint["env"]["observations"]["priv"] == [27]
 
 
 def test_tensorboard_has_ppo_losses_roa_diagnostics_throughput_and_reward_terms(roa_runs):

@@ -157,6 +157,11 @@ def motor_strength(env) -> torch.Tensor:
     return _applied_dynamics(env, "motor_strength")
 
 
+def contact_time_constant(env) -> torch.Tensor:
+    """Time constant of the ground contacts [s]: how soft the ground was."""
+    return _applied_dynamics(env, "contact_time_constant")
+
+
 def time_out(env) -> torch.Tensor:
     """1 where the episode ended this step by reaching its time limit."""
     return env.termination_manager.time_outs.float()
@@ -205,9 +210,10 @@ class DynamicsMetricsCfg(VelocityMetricsCfg):
     added_base_mass = MetricTermCfg(func=added_base_mass)
     base_com_x = MetricTermCfg(func=base_com_x)
     motor_strength = MetricTermCfg(func=motor_strength)
+    contact_time_constant = MetricTermCfg(func=contact_time_constant)
 
 
-DYNAMICS_METRICS = ("friction", "added_base_mass", "base_com_x", "motor_strength")
+DYNAMICS_METRICS = ("friction", "added_base_mass", "base_com_x", "motor_strength", "contact_time_constant")
 """The metrics of :class:`DynamicsMetricsCfg` beyond the velocity ones."""
 
 

@@ -33,6 +33,8 @@ class Sim2SimResult:
     command: list[float]
     friction: float | None
     payload_kg: float
+    contact_time_constant: float | None
+    """MuJoCo ``solref`` time constant of every contact [s] (None: the MJCF's, MuJoCo's default 0.02)."""
     lin_vel_error: float
     """Mean ||command xy - base velocity xy|| in the base frame [m/s]."""
     ang_vel_error: float
@@ -47,10 +49,11 @@ class Sim2SimResult:
 
 
 class MujocoRobot:
-    """The generated MJCF in MuJoCo, mapped to the policy's joint order, with friction and payload applied."""
+    """The generated MJCF in MuJoCo, mapped to the policy's joint order, with friction, payload and contact softness
+    applied."""
 
     def __init__(self, mjcf: str | Path, joint_names: list[str], friction: float | None = None,
-                 payload_kg: float = 0.0, base_body: str = "base") -> None:
+                 payload_kg: float = 0.0, base_body: str = "base", contact_time_constant: float | None = None) -> None:
         self.model = mujoco.MjModel.from_xml_path(str(mjcf))
         self.data = mujoco.MjData(self.model)
         joints = [mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_JOINT, name) for name in joint_names]
@@ -67,6 +70,12 @@ class MujocoRobot:
         if friction is not None:
             self.model.geom_friction[:, 0] = friction
         self.model.body_mass[self.base] += payload_kg
+        if contact_time_constant is not None:
+            stiffest = 2 * self.model.opt.timestep  # MuJoCo raises any shorter time constant to this
+            if not contact_time_constant >= stiffest:
+                raise ValueError(f"a contact time constant of {contact_time_constant} s is under two physics steps, "
+                                 f"which MuJoCo would silently raise: give at least {stiffest:g} s.")
+            self.model.geom_solref[:, 0] = contact_time_constant
         self.initial_qpos = self.model.qpos0.copy()
 
     def _sensor_slice(self, name: str) -> slice:
@@ -109,16 +118,18 @@ class MujocoRobot:
 
 def run_sim2sim(policy: str | Path | PolicyRuntime, mjcf: str | Path, seconds: float,
                 command: tuple[float, float, float], friction: float | None = None, payload_kg: float = 0.0,
-                recorder=None, disturbance: Callable[[MujocoRobot, float], None] | None = None) -> Sim2SimResult:
+                recorder=None, disturbance: Callable[[MujocoRobot, float], None] | None = None,
+                contact_time_constant: float | None = None) -> Sim2SimResult:
     """Drive the MJCF robot with the exported policy (a directory, or anything with PolicyRuntime's ``metadata``,
     ``default_joint_pos``, ``reset()`` and ``step(state)``) for ``seconds``; a fall restarts it standing.
 
     ``recorder`` (a :class:`locolab.render.MujocoVideoRecorder` of the same MJCF) gets one frame per control step;
-    ``disturbance(robot, time_s)`` runs before every physics step (a push, a scripted base motion).
+    ``disturbance(robot, time_s)`` runs before every physics step (a push, a scripted base motion);
+    ``contact_time_constant`` softens or stiffens every contact (MuJoCo's ``solref``; the MJCF's is MuJoCo's 0.02 s).
     """
     runtime = policy if hasattr(policy, "step") else PolicyRuntime(policy)
     meta = runtime.metadata
-    robot = MujocoRobot(mjcf, meta["joint_names"], friction, payload_kg)
+    robot = MujocoRobot(mjcf, meta["joint_names"], friction, payload_kg, contact_time_constant=contact_time_constant)
     stiffness = np.asarray(meta["pd_gains"]["stiffness"])
     damping = np.asarray(meta["pd_gains"]["damping"])
     effort = np.asarray(meta["effort_limit"])
@@ -156,6 +167,7 @@ def run_sim2sim(policy: str | Path | PolicyRuntime, mjcf: str | Path, seconds: f
         command=[float(c) for c in command],
         friction=friction,
         payload_kg=payload_kg,
+        contact_time_constant=contact_time_constant,
         lin_vel_error=float(np.linalg.norm(velocities[:, :2] - command_array[:2], axis=1).mean()),
         ang_vel_error=float(np.abs(velocities[:, 2] - command_array[2]).mean()),
         distance=distance,

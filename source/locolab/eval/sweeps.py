@@ -3,7 +3,8 @@
 One vectorised run evaluates every grid point of every requested sweep at once: the slice of a grid point holds its
 swept parameter at the grid value and every other randomised parameter at the middle of its training range, under
 the walking check's forward command (the command sweep varies that command instead). Grid values go beyond the
-training ranges (friction down to 0.1, payload up to 5 kg, motor strength down to 0.6, pushes up to 1.5 m/s);
+training ranges (friction down to 0.1, payload up to 5 kg, motor strength down to 0.6, ground contacts as soft as
+0.05 s, pushes up to 1.5 m/s);
 the ranges themselves are read from the training task's config, and the values a run used are read back from the
 simulator (:func:`read_back`), not copied from here.
 """
@@ -29,12 +30,14 @@ GRIDS = {
     "friction": (0.1, 0.2, 0.3, 0.6, 1.0, 1.5, 2.0, 2.5),
     "payload": (-0.5, 0.0, 1.0, 2.0, 2.5, 3.0, 4.0, 5.0),
     "motor": (0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2),
+    "contact": (0.01, 0.015, 0.02, 0.025, 0.03, 0.04, 0.05),
     "push": (0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5),
     "command": None,  # the task's forward-velocity command range, five points
 }
 """Default grid of each sweep."""
 SWEEP_NAMES = tuple(GRIDS)
-DYNAMICS_PARAMETER = {"friction": "friction", "payload": "added_base_mass", "motor": "motor_strength"}
+DYNAMICS_PARAMETER = {"friction": "friction", "payload": "added_base_mass", "motor": "motor_strength",
+                      "contact": "contact_time_constant"}
 """The :class:`~locolab.envs.mdp.randomize_dynamics` parameter each dynamics sweep holds."""
 
 
@@ -95,6 +98,7 @@ def sweep_infos(train_cfg) -> dict[str, SweepInfo]:
         "friction": SweepInfo("friction", "friction coefficient", tuple(ranges.friction)),
         "payload": SweepInfo("payload", "added base mass [kg]", tuple(ranges.added_base_mass)),
         "motor": SweepInfo("motor", "motor strength (torque scale)", tuple(ranges.motor_strength)),
+        "contact": SweepInfo("contact", "ground contact time constant [s]", tuple(ranges.contact_time_constant)),
         "push": SweepInfo("push", "push speed [m/s]", (0.0, push_max)),
         "command": SweepInfo("command", "forward velocity command [m/s]", tuple(command)),
     }

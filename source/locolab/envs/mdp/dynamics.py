@@ -47,6 +47,13 @@ class DynamicsRandomizationCfg:
     """Scale of every joint's PD stiffness."""
     kd_scale: Range = (0.7, 1.3)
     """Scale of every joint's PD damping."""
+    contact_time_constant: Range | None = None
+    """Time constant [s] of the robot's contacts with the ground (MuJoCo's ``solref``; the damping ratio stays the
+    ground material's): how soft the ground is. None holds the ground material's own (Newton's 1.8 ms, which MuJoCo
+    raises to two physics steps: 10 ms at 5 ms steps; MuJoCo's default, sim2sim.py's, is 20 ms). (0.01, 0.03) was
+    measured and not adopted (docs/measurements/cpu_ppo_walking.md, 2026-12-02): it closed one seed's MuJoCo gap
+    (0.34 to 0.46 m/s) but the policies walked slower (0.42-0.47 m/s in Newton against 0.54-0.55), and each run
+    failed one walking check."""
     sample_concentration: float = 1.0
     """Shape ``c`` of the Beta(c, c) law each parameter is drawn from over its range: 1 is uniform; below 1 puts more
     draws near both ends of every range (0.5, the arcsine law: 20 % of draws in each range's outer tenth instead of
@@ -54,7 +61,7 @@ class DynamicsRandomizationCfg:
 
 
 PARAMETERS = ("friction", "added_base_mass", "base_com_x", "base_com_y", "base_com_z", "motor_strength", "kp_scale",
-              "kd_scale")
+              "kd_scale", "contact_time_constant")
 """The randomised parameters in column order (``motor_strength``: one column per joint); what :func:`hold_dynamics`
 can hold."""
 
@@ -116,7 +123,8 @@ def hold_dynamics(env: ManagerBasedEnv, held: dict[str, float], event_name: str 
 
 
 class randomize_dynamics(ManagerTermBase):
-    """Sample and apply friction, payload, CoM offset, motor strength and PD gain scales per environment.
+    """Sample and apply friction, payload, CoM offset, motor strength, PD gain scales and the ground contact's
+    softness per environment.
 
     Use it as a ``reset`` event: each reset draws a new table for the environments being reset (uniform, or with more
     draws near the ranges' ends: ``sample_concentration``; the ranges are read once, at construction, which applies
@@ -137,8 +145,13 @@ class randomize_dynamics(ManagerTermBase):
         self.base_ids = torch.as_tensor(asset_cfg.body_ids, dtype=torch.int32, device=self.device)
         self.names = parameter_names(self.robot.joint_names)
         num_joints = self.robot.num_joints
+        self._physics = env.sim.physics_manager
+        model = self._physics.get_model()
+        self._ground_solref = ground_solref(model)
+        own_contact = (self._ground_solref[0], self._ground_solref[0])
         bounds = [ranges.friction, ranges.added_base_mass, *ranges.base_com_offset]
-        bounds += [ranges.motor_strength] * num_joints + [ranges.kp_scale, ranges.kd_scale]
+        bounds += [ranges.motor_strength] * num_joints
+        bounds += [ranges.kp_scale, ranges.kd_scale, ranges.contact_time_constant or own_contact]
         self.low, self.high = torch.tensor(bounds, device=self.device).T
         check_concentration(ranges.sample_concentration)
         self.concentration = ranges.sample_concentration
@@ -152,9 +165,10 @@ class randomize_dynamics(ManagerTermBase):
 
         self._default_mass = self.robot.data.body_mass.torch[:, self.base_ids].clone()
         self._default_com = self.robot.data.body_com_pos_b.torch[:, self.base_ids].clone()
-        self._physics = env.sim.physics_manager
-        model = self._physics.get_model()
-        self._friction = wp.to_torch(self.robot._root_view.get_attribute("shape_material_mu", model)[:, 0])
+        view = self.robot._root_view
+        self._friction = wp.to_torch(view.get_attribute("shape_material_mu", model)[:, 0])
+        self._contact_ke = wp.to_torch(view.get_attribute("shape_material_ke", model)[:, 0])
+        self._contact_kd = wp.to_torch(view.get_attribute("shape_material_kd", model)[:, 0])
         self._actuators = self.robot.actuators
         native = getattr(self._actuators, "_native_group_names", set())
         if set(self._actuators) != native:
@@ -194,13 +208,16 @@ class randomize_dynamics(ManagerTermBase):
         return columns
 
     def read_back(self) -> dict[str, torch.Tensor]:
-        """Friction, payload and motor strength of every environment as the simulator holds them now (shape
-        friction, base mass minus the asset's, the DC motors' torque limit over its default; joints averaged)."""
+        """Friction, payload, motor strength and contact time constant of every environment as the simulator holds
+        them now (shape friction, base mass minus the asset's, the DC motors' torque limit over its default, joints
+        averaged; the mean of the ground's and the robot shapes' time constants)."""
         base_mass = self.robot.data.body_mass.torch[:, self.base_ids] - self._default_mass
         strengths = [read_group_parameter(self._actuators, group, "clamping", "max_motor_effort")
                      / self._defaults[(group, "clamping", "max_motor_effort")] for group in self._actuators]
+        contact_time_constant = (2.0 / self._contact_kd.mean(dim=1) + self._ground_solref[0]) / 2
         return {"friction": self._friction.clone(), "added_base_mass": base_mass[:, 0].clone(),
-                "motor_strength": torch.cat(strengths, dim=1).mean(dim=1)}
+                "motor_strength": torch.cat(strengths, dim=1).mean(dim=1),
+                "contact_time_constant": contact_time_constant}
 
     def apply(self, env_ids: torch.Tensor, values: torch.Tensor) -> None:
         """Write ``values`` (one row per environment in ``env_ids``, columns named by :attr:`names`) into the sim;
@@ -209,8 +226,10 @@ class randomize_dynamics(ManagerTermBase):
         values = torch.where(torch.isnan(fixed), values, fixed)
         self.values[env_ids] = values
         friction, mass, com = values[:, 0], values[:, 1], values[:, 2:5]
-        strength, kp_scale, kd_scale = values[:, 5:-2], values[:, -2:-1], values[:, -1:]
+        strength, kp_scale, kd_scale = values[:, 5:-3], values[:, -3:-2], values[:, -2:-1]
         self._friction[env_ids] = friction[:, None]
+        ke, kd = robot_contact_gains(values[:, -1], *self._ground_solref)
+        self._contact_ke[env_ids], self._contact_kd[env_ids] = ke[:, None], kd[:, None]
         self._physics.add_model_change(ModelFlags.SHAPE_PROPERTIES)
         env_ids_i32 = env_ids.to(torch.int32)
         self.robot.set_masses_index(masses=self._default_mass[env_ids] + mass[:, None], body_ids=self.base_ids,
@@ -229,6 +248,28 @@ class randomize_dynamics(ManagerTermBase):
         """The applied values mapped linearly from their ranges to [-1, 1] (0 where a range is a single value)."""
         span = self.high - self.low
         return torch.where(span > 0, 2 * (self.values - self.low) / span.clamp_min(1e-12) - 1, 0.0)
+
+
+def ground_solref(model) -> tuple[float, float]:
+    """MuJoCo's (time constant, damping ratio) of the ground: the global shapes' Newton contact stiffness and damping,
+    as Newton's SolverMuJoCo converts them (``timeconst = 2 / kd``, ``dampratio = kd / (2 sqrt(ke))``)."""
+    ground = model.shape_world.numpy() == -1
+    ke, kd = model.shape_material_ke.numpy()[ground], model.shape_material_kd.numpy()[ground]
+    if len(ke) == 0 or (ke != ke[0]).any() or (kd != kd[0]).any():
+        raise ValueError("randomize_dynamics: the contact time constant needs one ground material (global shapes "
+                         f"with the same stiffness and damping), got ke {ke.tolist()}, kd {kd.tolist()}.")
+    return 2.0 / float(kd[0]), float(kd[0]) / (2.0 * math.sqrt(float(ke[0])))
+
+
+def robot_contact_gains(time_constant: torch.Tensor, ground_time_constant: float,
+                        damping_ratio: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """Newton contact stiffness and damping of the robot's shapes that give its ground contacts ``time_constant`` at
+    the ground's ``damping_ratio``.
+
+    MuJoCo gives a contact the mean of its two shapes' ``solref`` (equal ``solmix``), so the robot's shapes take
+    ``2 T - T_ground``; at ``T_ground`` they get the ground's own stiffness and damping."""
+    own_time_constant = 2.0 * time_constant - ground_time_constant
+    return 1.0 / (own_time_constant * damping_ratio) ** 2, 2.0 / own_time_constant
 
 
 _SCALED_ACTUATOR_PARAMETERS = (
