@@ -52,7 +52,7 @@ class DynamicsRandomizationCfg:
     ground material's): how soft the ground is. None holds the ground material's own (Newton's 1.8 ms, which MuJoCo
     raises to two physics steps: 10 ms at 5 ms steps; MuJoCo's default, sim2sim.py's, is 20 ms). (0.01, 0.03) was
     measured and not adopted (docs/measurements/cpu_ppo_walking.md, 2026-12-02): it closed one seed's MuJoCo gap
-    (0.34 to 0.46 m/s) but the policies walked slower (0.42-0.47 m/s in Newton against 0.54-0.55), and each run
+    (0.34 to 0.46 m/s) but the policies walked slower (0.42-0.47 m/s in Newton against 0.54-0.60), and each run
     failed one walking check."""
     sample_concentration: float = 1.0
     """Shape ``c`` of the Beta(c, c) law each parameter is drawn from over its range: 1 is uniform; below 1 puts more
@@ -149,6 +149,7 @@ class randomize_dynamics(ManagerTermBase):
         model = self._physics.get_model()
         self._ground_solref = ground_solref(model)
         own_contact = (self._ground_solref[0], self._ground_solref[0])
+        check_contact_time_constants(ranges.contact_time_constant or own_contact, self._ground_solref[0])
         bounds = [ranges.friction, ranges.added_base_mass, *ranges.base_com_offset]
         bounds += [ranges.motor_strength] * num_joints
         bounds += [ranges.kp_scale, ranges.kd_scale, ranges.contact_time_constant or own_contact]
@@ -198,6 +199,8 @@ class randomize_dynamics(ManagerTermBase):
     def fix(self, name: str, values: torch.Tensor) -> None:
         """Hold parameter ``name`` (a column of :attr:`names`; ``motor_strength`` sets every motor) at ``values``
         (one per environment, NaN: sample) from the next reset on."""
+        if name == "contact_time_constant":
+            check_contact_time_constants(values[~torch.isnan(values)].tolist(), self._ground_solref[0])
         self.fixed[:, self.columns(name)] = values.to(self.device, torch.float).unsqueeze(1)
 
     def columns(self, name: str) -> list[int]:
@@ -259,6 +262,17 @@ def ground_solref(model) -> tuple[float, float]:
         raise ValueError("randomize_dynamics: the contact time constant needs one ground material (global shapes "
                          f"with the same stiffness and damping), got ke {ke.tolist()}, kd {kd.tolist()}.")
     return 2.0 / float(kd[0]), float(kd[0]) / (2.0 * math.sqrt(float(ke[0])))
+
+
+def check_contact_time_constants(time_constants, ground_time_constant: float) -> None:
+    """A ValueError naming a contact time constant that no robot shape can give: the mix with the ground's needs more
+    than half the ground's (:func:`robot_contact_gains`)."""
+    lowest = ground_time_constant / 2
+    bad = [value for value in time_constants if not value > lowest]
+    if bad:
+        raise ValueError(f"contact_time_constant {bad[0]} s: the ground's contacts ({ground_time_constant:.3g} s) mix "
+                         f"with the robot's, so it must exceed {lowest:.3g} s (MuJoCo raises any under two physics "
+                         "steps to two anyway).")
 
 
 def robot_contact_gains(time_constant: torch.Tensor, ground_time_constant: float,
