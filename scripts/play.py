@@ -129,15 +129,15 @@ def main(argv: list[str] | None = None) -> int:
     from locolab.eval.metrics import DYNAMICS_METRICS
 
     with open_env(task, env_cfg) as env:
+        unwrapped = env.unwrapped
         try:
             runner, policy = load_policy(env, agent_cfg, checkpoint, policy_name)
-        except CheckpointError as error:
+            if held:
+                hold_dynamics(unwrapped, held)  # a value the simulator cannot take is a ValueError
+        except (CheckpointError, ValueError) as error:
             print(f"error: {error}", file=sys.stderr)
             return 2
-        unwrapped = env.unwrapped
         num_envs = unwrapped.num_envs
-        if held:
-            hold_dynamics(unwrapped, held)
         print(f"[LocoLab] Playing {checkpoint} (iteration {iteration}, {agent} {policy_name}) on {task}, "
               f"{agent_cfg.device}, {num_envs} envs, {total_steps} steps")
         capture = None

@@ -270,9 +270,9 @@ def check_contact_time_constants(time_constants, ground_time_constant: float) ->
     lowest = ground_time_constant / 2
     bad = [value for value in time_constants if not value > lowest]
     if bad:
-        raise ValueError(f"contact_time_constant {bad[0]} s: the ground's contacts ({ground_time_constant:.3g} s) mix "
-                         f"with the robot's, so it must exceed {lowest:.3g} s (MuJoCo raises any under two physics "
-                         "steps to two anyway).")
+        raise ValueError(f"contact_time_constant {bad[0]:g} s: the ground's contacts ({ground_time_constant:.3g} s) "
+                         f"mix with the robot's, so it must exceed {lowest:.3g} s (MuJoCo raises any under two "
+                         "physics steps to two anyway).")
 
 
 def robot_contact_gains(time_constant: torch.Tensor, ground_time_constant: float,
