@@ -4,12 +4,14 @@ summary numbers equal hand-computed ones. Synthetic rows, no simulator."""
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 import pytest
 from matplotlib.image import imread
 
 from locolab.eval.report import (SweepInfo, out_of_distribution_falls, read_results_csv, summary_table,
                                  write_report, write_results_csv)
+from locolab.eval.sweeps import contact_training_range
 
 SWEEPS = {"friction": SweepInfo("friction", "friction coefficient", (0.3, 2.5)),
           "payload": SweepInfo("payload", "added base mass [kg]", (-0.5, 2.5))}
@@ -114,3 +116,15 @@ def test_out_of_distribution_falls_uses_the_closest_grid_point_of_each_sweep_pre
     assert falls == pytest.approx({"ppo policy": 0.375, "roa teacher": 0.0, "roa student": 0.125})
     assert out_of_distribution_falls(rows, {"payload": 3.0}) == {"ppo policy": 0.0, "roa teacher": 0.0,
                                                                  "roa student": 0.0}  # 2.5 is closer than 5
+
+
+def test_the_contact_sweeps_training_range_is_the_sampled_one_or_what_mujoco_makes_of_the_held_material():
+    def task(sampled, dt=0.005, substeps=2):
+        ranges = SimpleNamespace(contact_time_constant=sampled)
+        return SimpleNamespace(events=SimpleNamespace(dynamics=SimpleNamespace(params={"ranges": ranges})),
+                               sim=SimpleNamespace(dt=dt, physics=SimpleNamespace(num_substeps=substeps)))
+
+    assert contact_training_range(task((0.01, 0.03))) == (0.01, 0.03)
+    # held at the ground material's 1.8 ms, which MuJoCo raises to two physics substeps
+    assert contact_training_range(task(None)) == (0.0, 0.005)
+    assert contact_training_range(task(None, substeps=1)) == (0.0, 0.01)

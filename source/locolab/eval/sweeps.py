@@ -98,10 +98,19 @@ def sweep_infos(train_cfg) -> dict[str, SweepInfo]:
         "friction": SweepInfo("friction", "friction coefficient", tuple(ranges.friction)),
         "payload": SweepInfo("payload", "added base mass [kg]", tuple(ranges.added_base_mass)),
         "motor": SweepInfo("motor", "motor strength (torque scale)", tuple(ranges.motor_strength)),
-        "contact": SweepInfo("contact", "ground contact time constant [s]", tuple(ranges.contact_time_constant)),
+        "contact": SweepInfo("contact", "ground contact time constant [s]", contact_training_range(train_cfg)),
         "push": SweepInfo("push", "push speed [m/s]", (0.0, push_max)),
         "command": SweepInfo("command", "forward velocity command [m/s]", tuple(command)),
     }
+
+
+def contact_training_range(train_cfg) -> tuple[float, float]:
+    """The sampled contact time constants, or where the task holds the ground material's (Newton's 1.8 ms): every
+    time constant up to two physics substeps, which MuJoCo raises to that one contact."""
+    sampled = train_cfg.events.dynamics.params["ranges"].contact_time_constant
+    if sampled is not None:
+        return tuple(sampled)
+    return 0.0, 2 * train_cfg.sim.dt / train_cfg.sim.physics.num_substeps
 
 
 def plan_grid(sweeps: list[str], episodes: int, infos: dict[str, SweepInfo],
