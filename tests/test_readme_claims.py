@@ -11,7 +11,7 @@ from conftest import last_json, run_script
 
 from locolab.runners.on_policy_runner import signature_differences
 
-SIGNATURE = {"observations": {"policy": [45], "critic": [71]}, "num_actions": 12,
+SIGNATURE = {"observations": {"policy": [45], "critic": [72]}, "num_actions": 12,
              "joint_names": {"robot": ["FL_hip_joint", "FR_hip_joint"]}}
 
 
