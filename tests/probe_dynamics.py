@@ -125,11 +125,11 @@ def main() -> None:
             column["kd_scale"]]
         worst[:, contact] = dynamics._ground_solref[0]
         _, worst_height = run(worst, steps=100)
-        ground = unwrapped.sim.physics_manager.get_model()
-        ground_shape = int((ground.shape_world.numpy() == -1).argmax())
+        model = unwrapped.sim.physics_manager.get_model()
+        ground_shape = int((model.shape_world.numpy() == -1).argmax())
         own_material_error = max(
-            float((dynamics._contact_ke / float(ground.shape_material_ke.numpy()[ground_shape]) - 1).abs().max()),
-            float((dynamics._contact_kd / float(ground.shape_material_kd.numpy()[ground_shape]) - 1).abs().max()))
+            float((dynamics._contact_ke / float(model.shape_material_ke.numpy()[ground_shape]) - 1).abs().max()),
+            float((dynamics._contact_kd / float(model.shape_material_kd.numpy()[ground_shape]) - 1).abs().max()))
         softness = middle.clone()
         softness[:4, contact], softness[4:, contact] = SOFT, STIFF
         _, sunk_height = run(softness, steps=50)

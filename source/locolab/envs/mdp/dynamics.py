@@ -148,11 +148,10 @@ class randomize_dynamics(ManagerTermBase):
         self._physics = env.sim.physics_manager
         model = self._physics.get_model()
         self._ground_solref = ground_solref(model)
-        own_contact = (self._ground_solref[0], self._ground_solref[0])
-        check_contact_time_constants(ranges.contact_time_constant or own_contact, self._ground_solref[0])
+        contact = ranges.contact_time_constant or (self._ground_solref[0], self._ground_solref[0])
+        check_contact_time_constants(contact, self._ground_solref[0])
         bounds = [ranges.friction, ranges.added_base_mass, *ranges.base_com_offset]
-        bounds += [ranges.motor_strength] * num_joints
-        bounds += [ranges.kp_scale, ranges.kd_scale, ranges.contact_time_constant or own_contact]
+        bounds += [ranges.motor_strength] * num_joints + [ranges.kp_scale, ranges.kd_scale, contact]
         self.low, self.high = torch.tensor(bounds, device=self.device).T
         check_concentration(ranges.sample_concentration)
         self.concentration = ranges.sample_concentration
