@@ -16,6 +16,13 @@ Measures, in one run so that ratios compare like with like on a shared machine:
   asynchronous collector fills its queue while the trainer starts, so its first iterations take chunks
   collected before the clock ran (``warmup_iterations``); they are dropped too, and the run is that much longer;
 - ``stock_train_steps_per_s``: the stock ``isaaclab train`` (rsl_rl backend) with the task's PPO agent;
+- ``sim_physics_share``: the share of the environment's random-action step spent in the physics
+  (``SimulationContext.step``), the rest being Isaac Lab's managers, actuators and sensors;
+- on a CPU, ``sim_mujoco_c_steps_per_s`` (every core) and ``sim_mujoco_c_one_thread_steps_per_s``: the same robot,
+  PD gains, physics step and random actions in MuJoCo's C engine alone (locolab.eval.mujoco_c_throughput), against
+  the environment's ``sim_random_actions_steps_per_s`` (one process, one core); and
+  ``sim_mujoco_c_env_estimate_steps_per_s``: the environment on one core if MuJoCo C did its physics and everything
+  else took the time it takes now (an upper bound: it counts no exchange of state between the engine and Isaac Lab);
 and their ratios. Every trainer logs rsl_rl's ``Perf/total_fps`` to TensorBoard; the first iteration (warm-up) is
 dropped and the rest averaged. With ``--repeats R`` the trainers' order reverses every repeat (ABCD, DCBA, ...) and
 the means are taken over all runs. On a CPU, ``train.py`` applies the CPU training profile (locolab.cpu_profile) and
@@ -118,10 +125,11 @@ def sim_cfgs(task: str, num_envs: int, device: str, cpu_profile: bool = True, ov
 
 
 def sim_steps_per_s(task: str, num_envs: int, device: str, steps: int, warmup: int = 10,
-                    cpu_profile: bool = True, blocks: int = 4, overrides: list[str] = ()) -> tuple[float, float]:
+                    cpu_profile: bool = True, blocks: int = 4, overrides: list[str] = ()) -> dict[str, float]:
     """Env-steps/s of the environment stepped with uniform random actions in [-1, 1] (``sim_cfgs``' configs), bare
     and behind the non-finite guard (locolab.envs.nonfinite_guard), in alternating blocks of ``steps / blocks`` steps
-    each."""
+    each; also the share of the bare steps' time spent in the physics (``SimulationContext.step``: Newton's collision,
+    solver and state exchange), the rest being Isaac Lab's managers, actuators and sensors."""
     import torch
     from isaaclab_rl.rsl_rl import RslRlVecEnvWrapper
 
@@ -133,22 +141,34 @@ def sim_steps_per_s(task: str, num_envs: int, device: str, steps: int, warmup: i
         bare = RslRlVecEnvWrapper(env)
         guarded = NonFiniteGuard(bare)
         bare.reset()
-        seconds = {"bare": 0.0, "guarded": 0.0}
+        sim, physics_step = env.unwrapped.sim, env.unwrapped.sim.step
+        seconds = {"bare": 0.0, "guarded": 0.0, "physics": 0.0}
+
+        def timed_physics_step(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return physics_step(*args, **kwargs)
+            finally:
+                seconds["physics"] += time.perf_counter() - start
+
         block = max(1, steps // blocks)
         for index in range(-1, 2 * blocks):  # block -1: warm-up
             name = "guarded" if index % 2 else "bare"
+            sim.step = timed_physics_step if index >= 0 and name == "bare" else physics_step
             start = time.perf_counter()
             for _ in range(warmup if index < 0 else block):
                 (guarded if name == "guarded" else bare).step(2 * torch.rand(num_envs, bare.num_actions,
                                                                              device=device) - 1)
             if index >= 0:
                 seconds[name] += time.perf_counter() - start
-    return block * blocks * num_envs / seconds["bare"], block * blocks * num_envs / seconds["guarded"]
+        sim.step = physics_step
+    return {"steps_per_s": block * blocks * num_envs / seconds["bare"],
+            "guarded_steps_per_s": block * blocks * num_envs / seconds["guarded"],
+            "physics_share": seconds["physics"] / seconds["bare"]}
 
 
 def sim_in_subprocess(args: argparse.Namespace, device: str, physics: str) -> dict:
-    """``sim_steps_per_s`` in a fresh process with the CPU profile's (``profile``) or the task's (``stock``) physics:
-    ``{"steps_per_s": bare, "guarded_steps_per_s": behind the non-finite guard}``."""
+    """``sim_steps_per_s`` in a fresh process with the CPU profile's (``profile``) or the task's (``stock``) physics."""
     command = [sys.executable, str(Path(__file__).resolve()), "--task", args.task, "--num_envs", str(args.num_envs),
                "--device", device, "--sim_steps", str(args.sim_steps), "--sim_only", physics]
     if physics == "profile":
@@ -157,6 +177,23 @@ def sim_in_subprocess(args: argparse.Namespace, device: str, physics: str) -> di
     if result.returncode != 0:
         raise RuntimeError(f"random-action simulation ({physics} physics) failed:\n{_tail(result.stderr)}")
     return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def mujoco_c_figures(args: argparse.Namespace) -> dict[str, float]:
+    """MuJoCo C's random-action env-steps/s at the profile's physics step, integrator, PD gains and action scale, on
+    one thread and on every core."""
+    from locolab.eval.mujoco_c_throughput import mujoco_c_steps_per_s
+
+    env_cfg, _ = sim_cfgs(args.task, args.num_envs, "cpu")
+    legs, solver = env_cfg.scene.robot.actuators["base_legs"], env_cfg.sim.physics.solver_cfg
+    substeps = env_cfg.sim.physics.num_substeps
+    settings = dict(num_envs=args.num_envs, steps=args.sim_steps, stiffness=float(legs.stiffness),
+                    damping=float(legs.damping), physics_dt=env_cfg.sim.dt / substeps,
+                    decimation=env_cfg.decimation * substeps,
+                    action_scale=float(env_cfg.actions.joint_pos.scale), integrator=solver.integrator,
+                    tolerance=solver.tolerance)
+    return {"sim_mujoco_c_one_thread_steps_per_s": mujoco_c_steps_per_s(threads=1, **settings),
+            "sim_mujoco_c_steps_per_s": mujoco_c_steps_per_s(threads=os.cpu_count() or 1, **settings)}
 
 
 def fps_after_warmup(log_dir: Path, warmup: int = 1) -> list[float]:
@@ -308,9 +345,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     if args.sim_only:
-        bare, guarded = sim_steps_per_s(args.task, args.num_envs, device, args.sim_steps,
-                                        cpu_profile=args.sim_only == "profile", overrides=args.sim_override)
-        return _emit({"steps_per_s": bare, "guarded_steps_per_s": guarded}, None)
+        return _emit(sim_steps_per_s(args.task, args.num_envs, device, args.sim_steps,
+                                     cpu_profile=args.sim_only == "profile", overrides=args.sim_override), None)
     if args.sim_override:
         from locolab.config_overrides import OverrideError
 
@@ -347,11 +383,19 @@ def main(argv: list[str] | None = None) -> int:
         # one environment per process: each owns the process's simulation context
         profile = sim_in_subprocess(args, device, "profile")
         result["sim_random_actions_steps_per_s"] = profile["steps_per_s"]
+        result["sim_physics_share"] = profile["physics_share"]
         result["sim_nonfinite_guard_overhead_percent"] = 100.0 * (profile["steps_per_s"]
                                                                  / profile["guarded_steps_per_s"] - 1.0)
         # the profile's physics applies on a CPU only: elsewhere both are the task's
         result["sim_stock_physics_steps_per_s"] = (sim_in_subprocess(args, device, "stock")["steps_per_s"]
                                                    if device == "cpu" else profile["steps_per_s"])
+        if device == "cpu":
+            result.update(mujoco_c_figures(args))
+            result["sim_mujoco_c_one_thread_vs_profile_ratio"] = (result["sim_mujoco_c_one_thread_steps_per_s"]
+                                                                  / result["sim_random_actions_steps_per_s"])
+            result["sim_mujoco_c_env_estimate_steps_per_s"] = 1.0 / (
+                (1.0 - profile["physics_share"]) / profile["steps_per_s"]
+                + 1.0 / result["sim_mujoco_c_one_thread_steps_per_s"])
         if args.trainers:
             result.update(trainer_steps_per_s(args, device))
     except (RuntimeError, ValueError) as error:

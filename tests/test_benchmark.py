@@ -32,6 +32,10 @@ MEASURED = (
     "stock_train_wall_s",
     "train_vs_stock_ratio",
     "roa_finetune_vs_ppo_ratio",
+    "sim_mujoco_c_steps_per_s",
+    "sim_mujoco_c_one_thread_steps_per_s",
+    "sim_mujoco_c_one_thread_vs_profile_ratio",
+    "sim_mujoco_c_env_estimate_steps_per_s",
 )
 
 
@@ -58,6 +62,13 @@ def test_benchmark_reports_the_throughputs_and_the_ratios(tmp_path):
     assert math.isfinite(overhead) and -50.0 < overhead < 100.0
     assert report["sim_profile_vs_stock_physics_ratio"] == pytest.approx(
         report["sim_random_actions_steps_per_s"] / report["sim_stock_physics_steps_per_s"])
+    assert report["sim_mujoco_c_one_thread_vs_profile_ratio"] == pytest.approx(
+        report["sim_mujoco_c_one_thread_steps_per_s"] / report["sim_random_actions_steps_per_s"])
+    assert 0.0 < report["sim_physics_share"] < 1.0
+    # MuJoCo C's physics in place of Newton's cannot be slower than MuJoCo C or than the rest of the step alone
+    non_physics_steps_per_s = report["sim_random_actions_steps_per_s"] / (1.0 - report["sim_physics_share"])
+    assert report["sim_mujoco_c_env_estimate_steps_per_s"] < min(report["sim_mujoco_c_one_thread_steps_per_s"],
+                                                                 non_physics_steps_per_s)
 
 
 def test_benchmark_refuses_a_single_iteration():
