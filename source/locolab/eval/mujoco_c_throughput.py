@@ -27,8 +27,6 @@ from locolab.eval.sim2sim import FALL_HEIGHT
 STATE = mujoco.mjtState.mjSTATE_FULLPHYSICS
 BASE_HEIGHT = 3
 """Index of the base's height in a full-physics state vector (time, then the free joint's x, y, z)."""
-
-
 INTEGRATORS = {"euler": mujoco.mjtIntegrator.mjINT_EULER, "implicitfast": mujoco.mjtIntegrator.mjINT_IMPLICITFAST}
 """MuJoCo's integrators by the names of Isaac Lab's ``MJWarpSolverCfg.integrator``."""
 
@@ -46,11 +44,10 @@ def position_servo_model(stiffness: float, damping: float, physics_dt: float, in
     model.actuator_gainprm[:, 0] = stiffness
     model.actuator_biastype[:] = mujoco.mjtBias.mjBIAS_AFFINE
     model.actuator_biasprm[:, :3] = (0.0, -stiffness, -damping)
-    model.actuator_ctrllimited[:] = 0
+    model.actuator_ctrllimited[:] = 0  # the controls are now joint angles, not the motors' torques
     data = mujoco.MjData(model)
     default = default_targets(model)
     data.qpos[model.jnt_qposadr[model.actuator_trnid[:, 0]]] = default
-    data.ctrl[:] = default
     mujoco.mj_forward(model, data)
     standing = np.empty(mujoco.mj_stateSize(model, STATE))
     mujoco.mj_getState(model, data, standing, STATE)
