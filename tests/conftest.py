@@ -90,6 +90,14 @@ def run_main(script: str, *args: str) -> subprocess.CompletedProcess:
     return subprocess.CompletedProcess([script, *args], code, stdout.getvalue(), stderr.getvalue())
 
 
+def probe_report(script: str, *args: str, timeout: float = 600) -> dict:
+    """Run a probe (``run_script``), require that it succeeded (else fail with its stderr's tail) and return the JSON
+    object it printed last."""
+    result = run_script(script, *args, timeout=timeout)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return last_json(result.stdout)
+
+
 def last_json(stdout: str) -> dict:
     """The last line of ``stdout`` that parses as a JSON object."""
     for line in reversed(stdout.strip().splitlines()):

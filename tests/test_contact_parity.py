@@ -8,16 +8,14 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import last_json, run_script
+from conftest import probe_report
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
 def probe() -> dict:
-    result = run_script("tests/probe_contact_parity.py")
-    assert result.returncode == 0, result.stderr[-3000:]
-    return last_json(result.stdout)
+    return probe_report("tests/probe_contact_parity.py")
 
 
 def test_newton_holds_the_asked_contact_solref(probe):

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import last_json, run_script
+from conftest import probe_report
 
 pytestmark = pytest.mark.slow
 
 
 def test_level_scales_dynamics_and_pushes_and_follows_tracking():
-    result = run_script("tests/probe_curriculum.py")
-    assert result.returncode == 0, result.stderr[-3000:]
-    probe = last_json(result.stdout)
+    probe = probe_report("tests/probe_curriculum.py")
     assert probe["initial_level"] == 0.0
     assert probe["initial_spread"] < 1e-6  # every environment at the ranges' midpoints
     assert probe["initial_push"] == {"x": [0.0, 0.0], "y": [0.0, 0.0]}

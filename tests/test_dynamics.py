@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import last_json, run_script
+from conftest import probe_report
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
 def probe() -> dict:
-    result = run_script("tests/probe_dynamics.py")
-    assert result.returncode == 0, result.stderr[-3000:]
-    return last_json(result.stdout)
+    return probe_report("tests/probe_dynamics.py")
 
 
 def test_every_parameter_is_sampled_within_its_range(probe):
