@@ -18,11 +18,12 @@ Measures, in one run so that ratios compare like with like on a shared machine:
 - ``stock_train_steps_per_s``: the stock ``isaaclab train`` (rsl_rl backend) with the task's PPO agent;
 - ``sim_physics_share``: the share of the environment's random-action step spent in the physics
   (``SimulationContext.step``), the rest being Isaac Lab's managers, actuators and sensors;
+- on a CPU, ``sim_profile_mujoco_warp_steps_per_s``: the profile's physics stepped by MuJoCo-Warp instead of the
+  profile's engine, MuJoCo C (``env.physics_engine``, locolab.envs.mujoco_c), and ``sim_mujoco_c_vs_mujoco_warp_ratio``;
 - on a CPU, ``sim_mujoco_c_steps_per_s`` (every core) and ``sim_mujoco_c_one_thread_steps_per_s``: the same robot,
-  PD gains, physics step and random actions in MuJoCo's C engine alone (locolab.eval.mujoco_c_throughput), against
-  the environment's ``sim_random_actions_steps_per_s`` (one process, one core); and
-  ``sim_mujoco_c_env_estimate_steps_per_s``: the environment on one core if MuJoCo C did its physics and everything
-  else took the time it takes now (an upper bound: it counts no exchange of state between the engine and Isaac Lab);
+  PD gains, physics step and random actions in MuJoCo's C engine alone, with no Isaac Lab around it
+  (locolab.eval.mujoco_c_throughput), against the environment's ``sim_random_actions_steps_per_s`` (one process,
+  one core): the ceiling of a training step's physics;
 and their ratios. Every trainer logs rsl_rl's ``Perf/total_fps`` to TensorBoard; the first iteration (warm-up) is
 dropped and the rest averaged. With ``--repeats R`` the trainers' order reverses every repeat (ABCD, DCBA, ...) and
 the means are taken over all runs. On a CPU, ``train.py`` applies the CPU training profile (locolab.cpu_profile) and
@@ -67,6 +68,8 @@ REPO = Path(__file__).resolve().parents[1]
 FPS_TAG = "Perf/total_fps"
 TRAINERS = ("train", "ppo_rnn_train", "roa_train", "sac_sync_train", "sac_async_train", "roa_finetune", "stock_train")
 """The trainers ``--trainers`` chooses from (``sac_async_train`` on a CPU only)."""
+SIM_PHYSICS = ("profile", "profile_mujoco_warp", "stock")
+"""The random-action simulation's physics: the CPU profile's, the same stepped by MuJoCo-Warp, the task's."""
 TRAINER_TIMEOUT_S = 3600
 """A trainer run that takes longer is reported as stalled (e.g. waiting on the network)."""
 
@@ -94,7 +97,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         "training one")
     parser.add_argument("--first_iteration", type=int, default=0, help="--time_to_walk --run: skip the checkpoints "
                         "before this iteration")
-    parser.add_argument("--sim_only", choices=("profile", "stock"), default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--sim_only", choices=SIM_PHYSICS, default=None, help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
 
@@ -168,11 +171,13 @@ def sim_steps_per_s(task: str, num_envs: int, device: str, steps: int, warmup: i
 
 
 def sim_in_subprocess(args: argparse.Namespace, device: str, physics: str) -> dict:
-    """``sim_steps_per_s`` in a fresh process with the CPU profile's (``profile``) or the task's (``stock``) physics."""
+    """``sim_steps_per_s`` in a fresh process with one of :data:`SIM_PHYSICS`."""
     command = [sys.executable, str(Path(__file__).resolve()), "--task", args.task, "--num_envs", str(args.num_envs),
                "--device", device, "--sim_steps", str(args.sim_steps), "--sim_only", physics]
-    if physics == "profile":
+    if physics != "stock":
         command += [f"--sim_override={override}" for override in args.sim_override]
+    if physics == "profile_mujoco_warp":
+        command += ["--sim_override=env.physics_engine=mujoco_warp"]
     result = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=TRAINER_TIMEOUT_S)
     if result.returncode != 0:
         raise RuntimeError(f"random-action simulation ({physics} physics) failed:\n{_tail(result.stderr)}")
@@ -346,7 +351,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.sim_only:
         return _emit(sim_steps_per_s(args.task, args.num_envs, device, args.sim_steps,
-                                     cpu_profile=args.sim_only == "profile", overrides=args.sim_override), None)
+                                     cpu_profile=args.sim_only != "stock", overrides=args.sim_override), None)
     if args.sim_override:
         from locolab.config_overrides import OverrideError
 
@@ -390,12 +395,13 @@ def main(argv: list[str] | None = None) -> int:
         result["sim_stock_physics_steps_per_s"] = (sim_in_subprocess(args, device, "stock")["steps_per_s"]
                                                    if device == "cpu" else profile["steps_per_s"])
         if device == "cpu":
+            result["sim_profile_mujoco_warp_steps_per_s"] = sim_in_subprocess(args, device,
+                                                                              "profile_mujoco_warp")["steps_per_s"]
+            result["sim_mujoco_c_vs_mujoco_warp_ratio"] = (result["sim_random_actions_steps_per_s"]
+                                                           / result["sim_profile_mujoco_warp_steps_per_s"])
             result.update(mujoco_c_figures(args))
             result["sim_mujoco_c_one_thread_vs_profile_ratio"] = (result["sim_mujoco_c_one_thread_steps_per_s"]
                                                                   / result["sim_random_actions_steps_per_s"])
-            result["sim_mujoco_c_env_estimate_steps_per_s"] = 1.0 / (
-                (1.0 - profile["physics_share"]) / profile["steps_per_s"]
-                + 1.0 / result["sim_mujoco_c_one_thread_steps_per_s"])
         if args.trainers:
             result.update(trainer_steps_per_s(args, device))
     except (RuntimeError, ValueError) as error:

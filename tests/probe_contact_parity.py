@@ -55,6 +55,7 @@ def main() -> None:
     env_cfg, agent_cfg = load_task_cfgs(TASK, num_envs=NUM_ENVS, device="cpu", seed=0)
     apply_cpu_profile(env_cfg, agent_cfg, CpuProfileCfg(), num_envs_given=True)
     env_cfg.events.push_robot = None
+    env_cfg.physics_engine = "mujoco_warp"  # Newton's own MuJoCo-Warp against the C engine
     env_cfg.events.reset_base.params["velocity_range"] = {}
     env_cfg.events.dynamics.params["ranges"].contact_time_constant = (min(TIME_CONSTANTS), max(TIME_CONSTANTS))
     legs = env_cfg.scene.robot.actuators["base_legs"]

@@ -34,6 +34,7 @@ def main() -> None:
     env_cfg, agent_cfg = load_task_cfgs(task, num_envs=8, device="cpu", seed=0)
     apply_cpu_profile(env_cfg, agent_cfg, CpuProfileCfg(), num_envs_given=True)
     env_cfg.sim.physics.solver_cfg.integrator = args.integrator
+    env_cfg.physics_engine = "mujoco_warp"  # the stages of MuJoCo-Warp's step under test
     env_cfg.skip_absent_passive_forces = args.passive == "skipped"
     generator = torch.Generator().manual_seed(0)
     states, report = [], {"integrator": args.integrator, "passive": args.passive}

@@ -94,11 +94,30 @@ def load_task_cfgs(
     return env_cfg, agent_cfg
 
 
+PHYSICS_ENGINES = ("mujoco_warp", "mujoco_c")
+"""Values of a LocoLab task's ``physics_engine``."""
+
+
+def select_physics_engine(env_cfg) -> None:
+    """Point ``env_cfg``'s simulation at the engine its ``physics_engine`` names (tasks without one: MuJoCo-Warp)."""
+    engine = getattr(env_cfg, "physics_engine", "mujoco_warp")
+    if engine not in PHYSICS_ENGINES:
+        raise ValueError(f"physics_engine '{engine}' is not known: use one of {', '.join(PHYSICS_ENGINES)}.")
+    if engine == "mujoco_c":
+        if env_cfg.sim.device != "cpu":
+            raise ValueError(f"physics_engine 'mujoco_c' steps the worlds on the CPU, not on {env_cfg.sim.device}: "
+                             "use env.physics_engine=mujoco_warp there.")
+        from .mujoco_c import step_worlds_in_mujoco_c
+
+        step_worlds_in_mujoco_c(env_cfg)
+
+
 @contextlib.contextmanager
 def open_env(task: str, env_cfg) -> Iterator[gym.Env]:
     """Launch the (kit-less) simulation runtime and build the environment; close both on exit."""
     from isaaclab.app import launch_simulation
 
+    select_physics_engine(env_cfg)
     with launch_simulation(env_cfg, {"device": env_cfg.sim.device, "headless": True}):
         env = gym.make(task, cfg=env_cfg)
         quiet_capped_solver(env_cfg)

@@ -1,11 +1,8 @@
-"""How fast MuJoCo's C engine steps LocoLab's robot on a CPU: the ceiling of a training path on it.
+"""How fast MuJoCo's C engine steps LocoLab's robot on a CPU with nothing around it: the ceiling of a training step.
 
-Training steps Newton's MuJoCo-Warp, whose CPU kernels run on one thread, so LocoLab runs one simulation process
-per core. MuJoCo's C engine is far cheaper per step on a CPU, but Newton's MuJoCo-C backend (``use_mujoco_cpu``)
-steps a single world and reports no contacts, and Isaac Lab's managers read Newton's scene, so training on it would
-mean a new simulation backend under Isaac Lab. Before anyone builds that, this measures what it could buy at most:
-the physics alone, with none of the managers' work (observations, rewards, commands, events) that a training step
-adds.
+The CPU profile trains on MuJoCo C under Isaac Lab's managers (locolab.envs.mujoco_c), whose observations, rewards,
+commands, events and Newton's state exchange take their share of each step. This measures the physics alone, so that
+``benchmark.py`` can say how much of MuJoCo C's speed the environment keeps.
 
 The robot is the generated MJCF with its motors turned into MuJoCo position actuators (the task's PD gains, the
 motors' torque limits), so that the PD loop runs inside the engine and ``mujoco.rollout`` steps every world for a

@@ -1,0 +1,189 @@
+"""MuJoCo's C engine stepping every Isaac Lab world: the CPU's cheaper physics under the same managers.
+
+Newton's :class:`SolverMuJoCo` steps its worlds either in MuJoCo-Warp (whose CPU kernels run on one thread and
+spend much of a step on launch overhead) or in MuJoCo C, but its C backend steps one ``MjData`` (one world) and
+cannot report contacts, which Isaac Lab's contact sensor needs. :class:`SolverMuJoCoC` extends the Warp solver
+instead: Newton still converts the model and state into MuJoCo-Warp's batched arrays (so every randomised
+property and every reset reaches them as on a GPU), and only the step itself is replaced by MuJoCo C stepping one
+``MjModel``/``MjData`` pair per world. Each world's model copies its row of every batched model field whenever an
+event changes the model; each step copies the inputs (state, controls, applied forces, warm start) in and the
+outputs (state, warm start, body poses, contacts and constraint forces) back, so Newton's own kernels turn them
+into Newton's state and contacts as they do after a MuJoCo-Warp step.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+
+import mujoco
+import numpy as np
+import warp as wp
+from isaaclab.utils import configclass
+from isaaclab_newton.physics.mjwarp_manager import NewtonMJWarpManager
+from isaaclab_newton.physics.mjwarp_manager_cfg import MJWarpSolverCfg
+from newton import Contacts, Model
+from newton.solvers import SolverMuJoCo
+
+_STATE = mujoco.mjtState
+STEP_INPUTS = {"qpos": _STATE.mjSTATE_QPOS, "qvel": _STATE.mjSTATE_QVEL, "act": _STATE.mjSTATE_ACT,
+               "qacc_warmstart": _STATE.mjSTATE_WARMSTART, "ctrl": _STATE.mjSTATE_CTRL,
+               "qfrc_applied": _STATE.mjSTATE_QFRC_APPLIED, "xfrc_applied": _STATE.mjSTATE_XFRC_APPLIED}
+"""Data fields a step reads, in MuJoCo's state-vector order: Newton writes them into MuJoCo-Warp's arrays (and its
+reset zeroes the last five)."""
+STEP_OUTPUTS = ("qpos", "qvel", "act", "qacc_warmstart")
+"""Data fields Newton reads after a step."""
+CONTACT_POSES = ("xpos", "xquat")
+"""Body poses, which put contact points in the bodies' frames."""
+
+
+class SolverMuJoCoC(SolverMuJoCo):
+    """:class:`SolverMuJoCo` whose worlds MuJoCo C steps, one ``MjModel``/``MjData`` per world (on a CPU)."""
+
+    def __init__(self, model: Model, **kwargs):
+        if model.device.is_cuda:
+            raise ValueError("SolverMuJoCoC steps worlds on the CPU: use Isaac Lab's MJWarpSolverCfg on a GPU.")
+        super().__init__(model, **{**kwargs, "use_mujoco_cpu": False, "separate_worlds": True})
+        for body in ("body_sameframe", "body_simple", "dof_simplenum"):
+            # randomised centres of mass and inertias would break the compiled same-frame shortcuts
+            getattr(self.mj_model, body)[:] = 0
+        self.world_models = [copy.copy(self.mj_model) for _ in range(self.mjw_data.nworld)]
+        self.world_data = [mujoco.MjData(world_model) for world_model in self.world_models]
+        self._batched_fields = batched_model_fields(self.mjw_model, self.mj_model)
+        self._synced = {name: None for name in self._batched_fields}
+        self._sync_world_models()
+        self._inputs = [getattr(self.mjw_data, name).numpy() for name in STEP_INPUTS]
+        self._outputs = [getattr(self.mjw_data, name).numpy() for name in STEP_OUTPUTS]
+        self._output_columns = np.cumsum([0] + [values[0].size for values in self._outputs])
+        self._input_spec = int(sum(STEP_INPUTS.values()))
+        self._output_spec = int(sum(STEP_INPUTS[name] for name in STEP_OUTPUTS))
+        self._output_state = np.empty((len(self.world_data), self._output_columns[-1]))
+        self._timestep = None
+
+    def notify_model_changed(self, flags: int) -> None:
+        super().notify_model_changed(flags)
+        if hasattr(self, "world_models"):  # the base class's constructor notifies before the worlds exist
+            self._sync_world_models()
+
+    def _sync_world_models(self) -> None:
+        """Copy each batched model field's changed rows into the worlds' ``MjModel``."""
+        for name, array in self._batched_fields.items():
+            values = array.numpy()
+            last = self._synced[name]
+            if last is None:
+                changed = range(len(self.world_models))
+            else:
+                differs = values != last
+                changed = np.flatnonzero(differs.reshape(len(values), -1).any(axis=1))
+            rows = np.broadcast_to(values, (len(self.world_models), *values.shape[1:]))
+            for world in changed:
+                getattr(self.world_models[world], name)[...] = rows[world]
+            self._synced[name] = values.copy()
+
+    def step(self, state_in, state_out, control, contacts, dt: float) -> None:
+        if state_out.body_qdd is not None or state_out.body_parent_f is not None:
+            raise NotImplementedError("physics_engine 'mujoco_c' does not report body accelerations or joint forces, "
+                                      "which this scene asks for (an IMU?): use env.physics_engine=mujoco_warp.")
+        super().step(state_in, state_out, control, contacts, dt)
+
+    def _mujoco_warp_step(self) -> None:
+        """Step every world in MuJoCo C where the base class steps MuJoCo-Warp."""
+        timestep = float(self.mjw_model.opt.timestep.numpy()[0])
+        if timestep != self._timestep:
+            for world_model in self.world_models:
+                world_model.opt.timestep = timestep
+            self._timestep = timestep
+        worlds = len(self.world_data)
+        inputs = np.concatenate([values.reshape(worlds, -1) for values in self._inputs], axis=1, dtype=np.float64)
+        outputs, input_spec, output_spec = self._output_state, self._input_spec, self._output_spec
+        for world, (world_model, data) in enumerate(zip(self.world_models, self.world_data)):
+            mujoco.mj_setState(world_model, data, inputs[world], input_spec)
+            mujoco.mj_step(world_model, data)
+            mujoco.mj_getState(world_model, data, outputs[world], output_spec)
+        for values, start, end in zip(self._outputs, self._output_columns[:-1], self._output_columns[1:]):
+            values.reshape(worlds, -1)[:] = outputs[:, start:end]
+
+    def update_contacts(self, contacts: Contacts, state=None) -> None:
+        """Gather every world's contacts and constraint forces into MuJoCo-Warp's arrays, then let Newton convert
+        them as after a MuJoCo-Warp step."""
+        mjw_data = self.mjw_data
+        contact = mjw_data.contact
+        fields = {name: getattr(contact, name).numpy() for name in ("pos", "frame", "friction", "dist", "dim",
+                                                                       "geom", "efc_address", "worldid")}
+        efc_force = mjw_data.efc.force.numpy()
+        poses = [getattr(mjw_data, name).numpy() for name in CONTACT_POSES]
+        start = 0
+        for world, data in enumerate(self.world_data):
+            for name, values in zip(CONTACT_POSES, poses):
+                values[world] = getattr(data, name)
+            count = data.ncon
+            if not count:
+                continue
+            end = start + count
+            if end > mjw_data.naconmax or data.nefc > efc_force.shape[1]:
+                raise RuntimeError(f"MuJoCo C's world {world} overflows MuJoCo-Warp's contact buffers ({end} contacts "
+                                   f"of {mjw_data.naconmax}, {data.nefc} constraint rows of {efc_force.shape[1]}): "
+                                   "raise env.sim.physics.solver_cfg.nconmax or njmax.")
+            found = data.contact
+            fields["pos"][start:end] = found.pos
+            fields["frame"][start:end] = found.frame.reshape(count, 3, 3)
+            fields["friction"][start:end] = found.friction
+            fields["dist"][start:end] = found.dist
+            fields["dim"][start:end] = found.dim
+            fields["geom"][start:end] = found.geom
+            fields["efc_address"][start:end, 0] = found.efc_address
+            fields["worldid"][start:end] = world
+            efc_force[world, :data.nefc] = data.efc_force
+            start = end
+        mjw_data.nacon.fill_(start)
+        super().update_contacts(contacts, state)
+
+
+def batched_model_fields(mjw_model, mj_model: mujoco.MjModel) -> dict[str, wp.array]:
+    """MuJoCo-Warp's per-world model arrays (first axis: world, or one row for all) that ``MjModel`` has too."""
+    fields = {}
+    for field in dataclasses.fields(mjw_model):
+        array = getattr(mjw_model, field.name)
+        target = getattr(mj_model, field.name, None)
+        if not isinstance(array, wp.array) or not isinstance(target, np.ndarray):
+            continue
+        shape = array.numpy().shape
+        if len(shape) == target.ndim + 1 and shape[1:] == target.shape:
+            fields[field.name] = array
+    return fields
+
+
+class NewtonMuJoCoCManager(NewtonMJWarpManager):  # Isaac Lab finds its backend by the "newton" prefix
+    """Isaac Lab's MuJoCo-Warp manager with :class:`SolverMuJoCoC` as its solver."""
+
+    @classmethod
+    def _create_solver(cls, model: Model, solver_cfg: MJWarpSolverCfg) -> SolverMuJoCo:
+        kwargs = cls._filter_solver_kwargs(SolverMuJoCo, solver_cfg)
+        kwargs.pop("ls_parallel", None)
+        return SolverMuJoCoC(model, **kwargs)
+
+
+@configclass
+class MuJoCoCSolverCfg(MJWarpSolverCfg):
+    """Isaac Lab's MuJoCo-Warp solver settings, stepped by MuJoCo C (:class:`SolverMuJoCoC`)."""
+
+    class_type: type = NewtonMuJoCoCManager
+    solver_type: str = "mujoco_c"
+    use_mujoco_contacts: bool = True
+    """MuJoCo C finds each world's contacts itself: Newton's collision pipeline would only repeat that work."""
+
+
+def step_worlds_in_mujoco_c(env_cfg) -> None:
+    """Make ``env_cfg``'s simulation step its worlds in MuJoCo C, keeping every setting of its MuJoCo-Warp solver."""
+    physics = env_cfg.sim.physics
+    solver = physics.solver_cfg
+    if isinstance(solver, MuJoCoCSolverCfg):
+        return
+    if not isinstance(solver, MJWarpSolverCfg):
+        raise ValueError("physics_engine 'mujoco_c' steps only a MuJoCo-Warp simulation; this task's solver is "
+                         f"{type(solver).__name__}.")
+    kept = {field.name: getattr(solver, field.name) for field in dataclasses.fields(solver)
+            if field.name not in ("class_type", "solver_type", "use_mujoco_contacts")}
+    physics.solver_cfg = MuJoCoCSolverCfg(**kept)
+    physics.class_type = NewtonMuJoCoCManager
+    physics.collision_cfg = None
