@@ -47,6 +47,9 @@ class SolverMuJoCoC(SolverMuJoCo):
         for body in ("body_sameframe", "body_simple", "dof_simplenum"):
             # randomised centres of mass and inertias would break the compiled same-frame shortcuts
             getattr(self.mj_model, body)[:] = 0
+        # a diverging world keeps its non-finite state, as in MuJoCo-Warp, for Isaac Lab's resets and LocoLab's
+        # non-finite guard to see, instead of MuJoCo C quietly restarting it at the model's origin
+        self.mj_model.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_AUTORESET
         self.world_models = [copy.copy(self.mj_model) for _ in range(self.mjw_data.nworld)]
         self.world_data = [mujoco.MjData(world_model) for world_model in self.world_models]
         self._batched_fields = batched_model_fields(self.mjw_model, self.mj_model)
