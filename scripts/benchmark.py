@@ -115,15 +115,16 @@ def trainer_names(text: str) -> tuple[str, ...]:
 
 def sim_cfgs(task: str, num_envs: int, device: str, cpu_profile: bool = True, overrides: list[str] = ()):
     """The configs the random-action simulation runs: the task's, with the CPU profile on a CPU unless
-    ``cpu_profile`` is False, then ``overrides`` (an OverrideError names a bad one)."""
+    ``cpu_profile`` is False, then ``overrides`` (an OverrideError names a bad one; a ValueError a bad engine)."""
     from locolab.config_overrides import apply_overrides
     from locolab.cpu_profile import CpuProfileCfg, apply_cpu_profile
-    from locolab.envs import load_task_cfgs
+    from locolab.envs import check_physics_engine, load_task_cfgs
 
     env_cfg, agent_cfg = load_task_cfgs(task, num_envs=num_envs, device=device, seed=0)
     if cpu_profile and device == "cpu":
         apply_cpu_profile(env_cfg, agent_cfg, CpuProfileCfg(), num_envs_given=True)
     apply_overrides(env_cfg, agent_cfg, overrides)
+    check_physics_engine(env_cfg)
     return env_cfg, agent_cfg
 
 
@@ -353,11 +354,9 @@ def main(argv: list[str] | None = None) -> int:
         return _emit(sim_steps_per_s(args.task, args.num_envs, device, args.sim_steps,
                                      cpu_profile=args.sim_only != "stock", overrides=args.sim_override), None)
     if args.sim_override:
-        from locolab.config_overrides import OverrideError
-
         try:
             sim_cfgs(args.task, args.num_envs, device, overrides=args.sim_override)  # fail before anything runs
-        except OverrideError as error:
+        except ValueError as error:  # an OverrideError, or a bad physics engine
             print(f"error: --sim_override: {error}", file=sys.stderr)
             return 2
     if args.run and not args.time_to_walk:

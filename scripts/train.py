@@ -130,7 +130,8 @@ def train(argv: list[str] | None = None) -> int:
     from locolab.algorithms.sac_cfg import check_sac_cfg
     from locolab.config_overrides import apply_overrides
     from locolab.cpu_profile import CpuProfileCfg, apply_cpu_profile, effective_settings
-    from locolab.envs import MissingAssetError, check_assets_offline, load_task_cfgs, open_training_env
+    from locolab.envs import (MissingAssetError, check_assets_offline, check_physics_engine, load_task_cfgs,
+                              open_training_env)
     from locolab.envs.mdp import check_dynamics_cfg
     from locolab.eval.periodic import check_periodic_eval_cfg, periodic_evaluation
     from locolab.runners import CheckpointError, TrainingInterrupted, build_runner
@@ -158,6 +159,7 @@ def train(argv: list[str] | None = None) -> int:
         else:
             check_update_precision(agent_cfg.update_precision)
         check_dynamics_cfg(env_cfg)
+        check_physics_engine(env_cfg)
         check_periodic_eval_cfg(getattr(agent_cfg, "evaluation", None))
         sim_processes = args.sim_processes or (profile.sim_processes if profile is not None else 1)
         if sim_processes > 1 and env_cfg.sim.device != "cpu":

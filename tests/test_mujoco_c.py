@@ -10,7 +10,7 @@ from conftest import last_json, run_side_by_side
 
 from locolab.cpu_profile import CpuProfileCfg, apply_cpu_profile, effective_settings
 from locolab.envs import load_task_cfgs
-from locolab.envs.factory import select_physics_engine
+from locolab.envs.factory import check_physics_engine, select_physics_engine
 
 TASK = "LocoLab-Velocity-Flat-Go2"
 
@@ -46,9 +46,10 @@ def test_selecting_mujoco_c_keeps_the_solver_settings_and_drops_newtons_collisio
 def test_a_bad_engine_is_refused_before_anything_is_built(engine, device, message):
     env_cfg, _ = load_task_cfgs(TASK, device="cpu")
     env_cfg.physics_engine, env_cfg.sim.device = engine, device
-    with pytest.raises(ValueError) as error:
-        select_physics_engine(env_cfg)
-    assert str(error.value) == message
+    for check in (check_physics_engine, select_physics_engine):  # train.py checks before anything is built
+        with pytest.raises(ValueError) as error:
+            check(env_cfg)
+        assert str(error.value) == message
 
 
 @pytest.mark.slow

@@ -8,6 +8,7 @@ from .commands import fix_velocity_command, parse_velocity_command
 from .asset_check import MissingAssetError, check_assets_offline
 from .factory import (
     CPU_NUM_ENVS,
+    check_physics_engine,
     default_device,
     load_task_cfgs,
     open_env,

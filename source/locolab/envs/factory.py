@@ -98,15 +98,21 @@ PHYSICS_ENGINES = ("mujoco_warp", "mujoco_c")
 """Values of a LocoLab task's ``physics_engine``."""
 
 
-def select_physics_engine(env_cfg) -> None:
-    """Point ``env_cfg``'s simulation at the engine its ``physics_engine`` names (tasks without one: MuJoCo-Warp)."""
+def check_physics_engine(env_cfg) -> str:
+    """The engine ``env_cfg``'s ``physics_engine`` names (tasks without one: MuJoCo-Warp); a ValueError names a bad
+    one, or MuJoCo C asked for on a GPU."""
     engine = getattr(env_cfg, "physics_engine", "mujoco_warp")
     if engine not in PHYSICS_ENGINES:
         raise ValueError(f"physics_engine '{engine}' is not known: use one of {', '.join(PHYSICS_ENGINES)}.")
-    if engine == "mujoco_c":
-        if env_cfg.sim.device != "cpu":
-            raise ValueError(f"physics_engine 'mujoco_c' steps the worlds on the CPU, not on {env_cfg.sim.device}: "
-                             "use env.physics_engine=mujoco_warp there.")
+    if engine == "mujoco_c" and env_cfg.sim.device != "cpu":
+        raise ValueError(f"physics_engine 'mujoco_c' steps the worlds on the CPU, not on {env_cfg.sim.device}: "
+                         "use env.physics_engine=mujoco_warp there.")
+    return engine
+
+
+def select_physics_engine(env_cfg) -> None:
+    """Point ``env_cfg``'s simulation at the engine its ``physics_engine`` names (:func:`check_physics_engine`)."""
+    if check_physics_engine(env_cfg) == "mujoco_c":
         from .mujoco_c import step_worlds_in_mujoco_c
 
         step_worlds_in_mujoco_c(env_cfg)
