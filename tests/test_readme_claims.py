@@ -1,4 +1,5 @@
-"""README claims that no other test pins: play variants, refusal of another robot's checkpoint, PPO export."""
+"""Documented claims that no other test pins: play variants (README.md and docs/tasks.md), refusal of another robot's
+checkpoint (docs/ppo_roa.md), PPO export on ``obs`` into the default folder (docs/deployment.md)."""
 
 from __future__ import annotations
 
