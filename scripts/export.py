@@ -49,7 +49,7 @@ def record_inputs(runner, model, onnx_model, steps: int):
     import torch
 
     from locolab.eval.evaluate import recurrent_memory
-    from locolab.eval.rollout import rollout
+    from locolab.runners.rollout import rollout
 
     selectors = {"obs": model.obs_groups}
     if hasattr(model, "encoder"):
@@ -85,7 +85,8 @@ def main(argv: list[str] | None = None) -> int:
         print("error: --steps and --num_envs must be at least 1.", file=sys.stderr)
         return 2
     from locolab.envs import MissingAssetError, load_task_cfgs, open_env, play_variant
-    from locolab.runners import CheckpointError, checkpoint_policy, load_policy, read_checkpoint, resolve_checkpoint
+    from locolab.runners import CheckpointError, checkpoint_policy, read_checkpoint, resolve_checkpoint
+    from locolab.runners.build import load_policy
     from locolab.tasks import AGENT_ENTRY_POINTS
 
     try:

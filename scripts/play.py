@@ -93,10 +93,10 @@ def main(argv: list[str] | None = None) -> int:
         CheckpointError,
         checkpoint_policy,
         latest_checkpoint,
-        load_policy,
         read_checkpoint,
         resolve_checkpoint,
     )
+    from locolab.runners.build import load_policy
     from locolab.tasks import AGENT_ENTRY_POINTS
 
     task = play_variant(args.task)
@@ -126,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from locolab.assets import ensure_robot_files
     from locolab.eval.evaluate import evaluate_policy, play_summary
-    from locolab.eval.metrics import DYNAMICS_METRICS
+    from locolab.envs.metrics import DYNAMICS_METRICS
 
     with open_env(task, env_cfg) as env:
         unwrapped = env.unwrapped

@@ -134,7 +134,9 @@ def train(argv: list[str] | None = None) -> int:
                               open_training_env)
     from locolab.envs.mdp import check_dynamics_cfg
     from locolab.eval.periodic import check_periodic_eval_cfg, periodic_evaluation
-    from locolab.runners import CheckpointError, TrainingInterrupted, build_runner
+    from locolab.runners import CheckpointError
+    from locolab.runners.build import build_runner
+    from locolab.runners.on_policy_runner import TrainingInterrupted
     from locolab.models.squashed_gaussian import ActionBoundsError
     from locolab.runners.nonfinite import NonFiniteUpdateError
     from locolab.runners.update_precision import check_update_precision

@@ -28,7 +28,7 @@ from isaaclab_tasks.core.velocity.velocity_env_cfg import EventsCfg
 
 from locolab.assets import GO2_SPEC, ensure_robot_files
 from locolab.envs import mdp as locolab_mdp
-from locolab.eval.metrics import DynamicsMetricsCfg
+from locolab.envs.metrics import DynamicsMetricsCfg
 
 GO2_STIFFNESS = 50.0
 """PD stiffness [N m/rad]. The stock 25 lets a 15 kg Go2 sag to 0.27 m (18 % under nominal, measured); 50 holds

@@ -135,7 +135,7 @@ def main() -> None:
         _, sunk_height = run(softness, steps=50)
 
         # the episode metrics name the robot the simulator holds (play.py's fallen robots)
-        from locolab.eval import metrics
+        from locolab.envs import metrics
 
         held = dynamics.read_back()
         held["friction"] = held["friction"].mean(dim=1)  # one value per robot shape, all the same

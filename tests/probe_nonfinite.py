@@ -25,7 +25,7 @@ def main() -> None:
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     from locolab.envs import load_task_cfgs, open_training_env
-    from locolab.runners import build_runner
+    from locolab.runners.build import build_runner
     from locolab.runners.nonfinite import NonFiniteUpdateError, nonfinite_parameters
     from locolab.tasks import AGENT_ENTRY_POINTS
     from nonfinite_plants import plant_nonfinite

@@ -27,7 +27,7 @@ def main() -> None:
     from locolab.deploy import PolicyRuntime
     from locolab.envs import load_task_cfgs, open_env, play_variant
     from locolab.eval.evaluate import recurrent_memory
-    from locolab.runners import load_policy
+    from locolab.runners.build import load_policy
     from locolab.tasks import AGENT_ENTRY_POINTS
 
     runtime = PolicyRuntime(args.policy)

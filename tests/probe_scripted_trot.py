@@ -51,7 +51,7 @@ def main() -> None:
     from locolab.cpu_profile import TROT_GAIT_TERM, CpuProfileCfg, add_trot_gait, set_profile_physics
     from locolab.envs import load_task_cfgs, open_env
     from locolab.envs.mdp import DynamicsRandomizationCfg
-    from locolab.eval.metrics import diagonal_contact_agreement, lateral_contact_agreement, touchdown_rate
+    from locolab.envs.metrics import diagonal_contact_agreement, lateral_contact_agreement, touchdown_rate
 
     task = "LocoLab-Velocity-Flat-Go2"
     env_cfg, _ = load_task_cfgs(task, num_envs=args.num_envs, device="cpu", seed=0)

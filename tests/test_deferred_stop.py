@@ -8,7 +8,7 @@ import signal
 
 import pytest
 
-from locolab.runners import TrainingInterrupted
+from locolab.runners.on_policy_runner import TrainingInterrupted
 from locolab.runners.on_policy_runner import _DeferredStop
 
 

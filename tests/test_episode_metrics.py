@@ -7,8 +7,8 @@ import torch
 from tensordict import TensorDict
 
 from locolab.eval.evaluate import fallen_robots
-from locolab.eval.metrics import STATE, STEP, EpisodeAccumulator
-from locolab.eval.rollout import StepRecord, rollout
+from locolab.envs.metrics import STATE, STEP, EpisodeAccumulator
+from locolab.runners.rollout import StepRecord, rollout
 
 KINDS = {"error": STATE, "fall": STEP}
 

@@ -10,7 +10,7 @@ import pytest
 
 from conftest import last_json, run_main, run_script
 
-from locolab.eval.metrics import DYNAMICS_METRICS
+from locolab.envs.metrics import DYNAMICS_METRICS
 
 pytestmark = pytest.mark.slow
 

@@ -1,7 +1,7 @@
 """The robot can walk in the training simulator: an open-loop trot through the task's own actuators moves it forward.
 
 Measured in MuJoCo's C engine on the generated MJCF (same gait, PD 50 / 1.0, motor limits): 0.73 m/s at 3 Hz,
-0.54 m/s at 2 Hz. Newton with the CPU profile's physics: 0.66 and 0.53 m/s. The gait metrics of locolab.eval.metrics
+0.54 m/s at 2 Hz. Newton with the CPU profile's physics: 0.66 and 0.53 m/s. The gait metrics of locolab.envs.metrics
 see it as a trot: 3.4 touchdowns per foot and second, diagonal feet in the same contact state 89 % of the time,
 lateral ones 19 %. The trot gait reward of the CPU profile (`trot_gait_weight`, kernel width `trot_gait_std` 0.01) pays
 it 0.42 a step (of at most 1), the same legs bounding 0.02 (with Spot's width 0.1: 0.78 and 0.27).

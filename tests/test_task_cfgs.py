@@ -2,7 +2,7 @@
 
 import pytest
 
-from locolab.eval.metrics import VelocityMetricsCfg
+from locolab.envs.metrics import VelocityMetricsCfg
 from locolab.tasks import go2_velocity_env_cfg as tasks
 
 

@@ -466,7 +466,7 @@ def add_trot_gait(env_cfg, weight: float, std: float) -> None:
     from isaaclab.managers import RewardTermCfg, SceneEntityCfg
     from isaaclab_tasks.contrib.velocity.config.spot.mdp import GaitReward
 
-    from locolab.eval.metrics import DIAGONAL_PAIRS, FEET
+    from locolab.envs.metrics import DIAGONAL_PAIRS, FEET
 
     pairs = tuple(tuple(f"{FEET[foot]}_foot" for foot in pair) for pair in DIAGONAL_PAIRS)
     setattr(env_cfg.rewards, TROT_GAIT_TERM, RewardTermCfg(func=GaitReward, weight=weight, params={

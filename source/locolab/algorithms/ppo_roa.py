@@ -41,6 +41,7 @@ from tensordict import TensorDict
 from torch import nn
 
 from locolab.models import HistoryEncoder, LatentMLPModel, MLPEncoder
+from locolab.schedule import linear_ramp
 
 PHASES = ("train", "finetune")
 MODULES = ("actor", "actor_adapt", "adapt_module", "critic")
@@ -158,11 +159,7 @@ class PPOROA(PPO):
     def reg_lambda(self) -> float:
         """lambda(t): 0 until the window starts, then linear up to ``reg_lambda_max`` at its end."""
         start, end = self.reg_lambda_window
-        if self.updates >= end:
-            return self.reg_lambda_max
-        if self.updates <= start:
-            return 0.0
-        return self.reg_lambda_max * (self.updates - start) / (end - start)
+        return linear_ramp(self.updates, start, end, 0.0, self.reg_lambda_max)
 
     def act(self, obs: TensorDict) -> torch.Tensor:
         """Sample the acting model's actions and record the transition with its z_hat (PPO's ``act`` for

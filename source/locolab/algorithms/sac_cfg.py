@@ -9,11 +9,13 @@ from typing import Literal
 
 from isaaclab.utils import configclass
 
-from locolab.eval.periodic import PeriodicEvalCfg
-from locolab.runners.entropy_schedule import EntropyScheduleCfg
-from locolab.runners.nonfinite import NonFiniteCfg
-from locolab.runners.torch_threads import TorchThreadsCfg
-from locolab.runners.walking_gate import WalkingGateCfg
+from locolab.runners.runner_cfg import (
+    EntropyScheduleCfg,
+    NonFiniteCfg,
+    PeriodicEvalCfg,
+    TorchThreadsCfg,
+    WalkingGateCfg,
+)
 
 
 @configclass

@@ -12,10 +12,10 @@ from .factory import (
     default_device,
     load_task_cfgs,
     open_env,
-    open_training_env,
     play_variant,
     registered_tasks,
     resolve_device,
 )
+from .multiprocess import open_training_env
 from .history import ProprioHistory, ProprioHistoryWrapper
 from .observation_noise import keep_observation_noise, noisy_observation_terms

@@ -13,6 +13,8 @@ from collections.abc import Iterator
 import gymnasium as gym
 import torch
 
+from locolab.task_ids import PLAY_SUFFIX
+
 from .asset_check import check_assets_offline
 from .passive_forces import skip_absent_passive_forces
 from .solver_warnings import quiet_capped_solver
@@ -20,7 +22,6 @@ from .solver_warnings import quiet_capped_solver
 CPU_NUM_ENVS = 64
 """Environments used on a CPU when the caller does not say: the GPU default (4096) would crawl on 2 cores."""
 
-PLAY_SUFFIX = "-Play"
 _DEVICE_PATTERN = re.compile(r"^(cpu|cuda(:\d+)?)$")
 
 
@@ -134,18 +135,3 @@ def open_env(task: str, env_cfg) -> Iterator[gym.Env]:
             env.close()
 
 
-@contextlib.contextmanager
-def open_training_env(task: str, env_cfg, sim_processes: int = 1, clip_actions: float | None = None):
-    """``open_env`` for one simulation process; for more, a
-    :class:`~locolab.envs.multiprocess.SubprocessVecEnv` (CPU) that splits the robots over that many processes."""
-    if sim_processes <= 1:
-        with open_env(task, env_cfg) as env:
-            yield env
-        return
-    from .multiprocess import SubprocessVecEnv
-
-    vec_env = SubprocessVecEnv(task, env_cfg, sim_processes, clip_actions=clip_actions)
-    try:
-        yield vec_env
-    finally:
-        vec_env.close()

@@ -6,7 +6,7 @@ Here each worker process builds the task with ``num_envs / num_workers`` robots 
 randomisation per slice) behind Isaac Lab's ``RslRlVecEnvWrapper``; the trainer's process only runs the policy and
 the learning. Actions, observations (every group), rewards, dones and time-outs travel through shared-memory tensors
 (no pickling per step), and so do the episode metrics each worker computes after every step
-(:func:`locolab.eval.metrics.step_metric_values`, returned as ``extras["metrics"]``); the only per-step message is a
+(:func:`locolab.envs.metrics.step_metric_values`, returned as ``extras["metrics"]``); the only per-step message is a
 short command and, back, each worker's episode log (floats), averaged over the workers that report a key, and its
 count of environments reset for non-finite values (:class:`~locolab.envs.nonfinite_guard.NonFiniteGuard`, summed). An
 exception in a worker is raised in the trainer with the worker's traceback; workers exit when the trainer closes the
@@ -15,15 +15,24 @@ environment or dies.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import signal
 import traceback
 
+import gymnasium as gym
 import torch
 import torch.multiprocessing as mp
+from isaaclab_rl.rsl_rl import RslRlVecEnvWrapper
 from tensordict import TensorDict
 
 from rsl_rl.env import VecEnv
+
+from .curriculum_state import curriculum_state, load_curriculum_state
+from .factory import open_env
+from .metrics import metric_kinds, metric_terms, step_metric_values
+from .nonfinite_guard import NonFiniteGuard
+from .symmetry import MirrorMaps
 
 WORKER_START_TIMEOUT_S = 900.0
 """A worker builds its environment (Warp compiles kernels on a cold cache: about 75 s)."""
@@ -50,21 +59,17 @@ def split_envs(num_envs: int, num_workers: int) -> list[tuple[int, int]]:
     return bounds
 
 
-def _worker(conn, task: str, env_cfg, clip_actions: float | None, start: int, stop: int) -> None:
-    """One simulation process: build the slice's environment, then serve commands until ``close``."""
+def _worker(conn, spec: gym.envs.registration.EnvSpec, env_cfg, clip_actions: float | None, start: int,
+            stop: int) -> None:
+    """One simulation process: register the trainer's task ``spec`` here, build the slice's environment, then serve
+    commands until ``close``."""
     torch.set_num_threads(1)
     # Ctrl-C reaches the whole process group: the trainer decides when to stop (it finishes its iteration first)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        from isaaclab_rl.rsl_rl import RslRlVecEnvWrapper
-
-        import locolab.tasks  # noqa: F401  (registers the tasks in this process)
-        from locolab.envs.curriculum_state import curriculum_state, load_curriculum_state
-        from locolab.envs.factory import open_env
-        from locolab.envs.nonfinite_guard import NonFiniteGuard
-        from locolab.envs.symmetry import MirrorMaps
-        from locolab.eval.metrics import metric_kinds, metric_terms, step_metric_values
-
+        task = spec.id
+        if task not in gym.registry:
+            gym.registry[task] = spec
         env_cfg.scene.num_envs = stop - start
         with open_env(task, env_cfg) as env:
             vec = NonFiniteGuard(RslRlVecEnvWrapper(env, clip_actions=clip_actions))
@@ -148,7 +153,7 @@ class SubprocessVecEnv(VecEnv):
                 parent, child = context.Pipe()
                 cfg = copy.deepcopy(env_cfg)
                 cfg.seed = None if env_cfg.seed is None else env_cfg.seed + 1000 * index
-                process = context.Process(target=_worker, args=(child, task, cfg, clip_actions, start, stop),
+                process = context.Process(target=_worker, args=(child, gym.spec(task), cfg, clip_actions, start, stop),
                                           daemon=True)
                 self._conns.append(parent)
                 self._processes.append(process)
@@ -285,3 +290,18 @@ class SubprocessVecEnv(VecEnv):
                     process.kill()
                     process.join()
             self._processes = []
+
+
+@contextlib.contextmanager
+def open_training_env(task: str, env_cfg, sim_processes: int = 1, clip_actions: float | None = None):
+    """``open_env`` for one simulation process; for more, a :class:`SubprocessVecEnv` (CPU) that splits the robots
+    over that many processes."""
+    if sim_processes <= 1:
+        with open_env(task, env_cfg) as env:
+            yield env
+        return
+    vec_env = SubprocessVecEnv(task, env_cfg, sim_processes, clip_actions=clip_actions)
+    try:
+        yield vec_env
+    finally:
+        vec_env.close()

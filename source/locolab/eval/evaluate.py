@@ -1,6 +1,6 @@
 """Deterministic evaluation of a loaded policy on an environment: what ``play.py`` and ``eval.py`` share.
 
-It is :func:`locolab.eval.rollout.rollout` with the policy's mean action, an :class:`EpisodeAccumulator` over the
+It is :func:`locolab.runners.rollout.rollout` with the policy's mean action, an :class:`EpisodeAccumulator` over the
 task's metrics (plus the policy's own, e.g. PPO-ROA's latent error), optionally each episode and each step kept.
 """
 
@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import torch
 
-from .metrics import DYNAMICS_METRICS, STATE, EpisodeAccumulator
-from .rollout import StepRecord, rollout
+from locolab.envs.metrics import DYNAMICS_METRICS, STATE, EpisodeAccumulator
+from locolab.runners.rollout import StepRecord, rollout
 
 
 @dataclass
@@ -123,7 +123,7 @@ def play_summary(evaluation: Evaluation, steps: int) -> dict:
 
 def fallen_robots(episodes: list[dict[str, float]]) -> list[dict]:
     """Each episode that ended in a fall: its environment, its steps and, where the task records them
-    (:class:`~locolab.eval.metrics.DynamicsMetricsCfg`), the dynamics its robot had: which robots a policy cannot
+    (:class:`~locolab.envs.metrics.DynamicsMetricsCfg`), the dynamics its robot had: which robots a policy cannot
     carry."""
     return [{"env": int(episode["env"]), "steps": int(episode["length"]),
              **{name: round(episode[name], 4) for name in DYNAMICS_METRICS if name in episode}}

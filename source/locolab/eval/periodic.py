@@ -13,23 +13,13 @@ from __future__ import annotations
 import contextlib
 import math
 
-from isaaclab.utils import configclass
+from locolab.cpu_profile import copy_physics
+from locolab.envs import load_task_cfgs, play_variant
+from locolab.envs.multiprocess import SubprocessVecEnv
+from locolab.runners.build import wrap_for_agent
+from locolab.runners.runner_cfg import PeriodicEvalCfg
 
 from .evaluate import evaluate_policy
-
-
-@configclass
-class PeriodicEvalCfg:
-    """Evaluation every ``interval`` iterations (0: never) of ``num_envs`` first episodes under a fixed seed."""
-
-    interval: int = 50
-    """Iterations between evaluations; 0 switches evaluation off (the CPU profile's default, see its docstring)."""
-    num_envs: int = 32
-    seconds: float | None = None
-    """Length of each evaluation episode; None: the task's (20 s). Shorter evaluations cost less and still measure
-    tracking, but see fewer falls."""
-    seed: int = 20261123
-    """Reset seed of every evaluation: each one sees the same commands, dynamics and initial states."""
 
 
 def check_periodic_eval_cfg(cfg: PeriodicEvalCfg | None) -> None:
@@ -62,11 +52,6 @@ def periodic_evaluation(task: str, env_cfg, agent_cfg):
     if cfg is None or cfg.interval <= 0:
         yield None
         return
-    from locolab.cpu_profile import copy_physics
-    from locolab.envs import load_task_cfgs, play_variant
-    from locolab.envs.multiprocess import SubprocessVecEnv
-    from locolab.runners.build import wrap_for_agent
-
     eval_task = play_variant(task)
     eval_cfg, _ = load_task_cfgs(eval_task, num_envs=cfg.num_envs, device=env_cfg.sim.device, seed=cfg.seed)
     if cfg.seconds is not None:

@@ -58,7 +58,7 @@ def evaluate_robustness(checkpoints: list[Path], sweeps: list[str], episodes: in
     (and with ``step_csv`` one row per env per step in ``out_dir/steps/``); returns the report's path."""
     from locolab.envs import load_task_cfgs, open_env, play_variant
     from locolab.eval.evaluate import evaluate_policy
-    from locolab.runners import load_policy
+    from locolab.runners.build import load_policy
     from locolab.tasks import AGENT_ENTRY_POINTS
 
     train_task, chosen = policies_to_evaluate(checkpoints, policy)

@@ -42,7 +42,7 @@ EVALUATION_NICENESS = 10
 training leaves them idle. Measured on 2 cores: while a default-priority evaluation ran beside a training run, the
 trainer's two-thread update took 2.3-13.5 s instead of 0.83 s, and a rollout took 5.9 s instead of 3.1 s."""
 GAIT_METRICS = ("touchdown_rate", "diagonal_contact_agreement", "lateral_contact_agreement")
-"""Reported beside each check: whether the mean action trots or shuffles (locolab.eval.metrics)."""
+"""Reported beside each check: whether the mean action trots or shuffles (locolab.envs.metrics)."""
 
 
 def play_summary(checkpoint: Path, command: tuple[float, float, float], task: str, device: str, scripts: Path,

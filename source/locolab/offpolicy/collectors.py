@@ -9,7 +9,7 @@ on 2 cores (docs/measurements/sac.md) the overlap did not pay: the simulation pr
 the learner's one thread competes with them, while a synchronous update has both cores (2.3-2.5 s an iteration
 against 2.0-2.3 at 32 updates; the same pace at 16).
 
-Both step through :func:`locolab.eval.rollout.rollout`, the routine PPO's training and every evaluation use.
+Both step through :func:`locolab.runners.rollout.rollout`, the routine PPO's training and every evaluation use.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from torch import nn
 
 from rsl_rl.env import VecEnv
 
-from locolab.eval.rollout import rollout
+from locolab.runners.rollout import rollout
 
 STEP_EXTRAS = ("log", "nonfinite")
 """The parts of a step's extras a chunk keeps for the trainer's logging: Isaac Lab's episode logs and the non-finite

@@ -1,4 +1,9 @@
-"""Runners: rsl_rl's OnPolicyRunner with atomic checkpoints, exact resume and graceful interruption."""
+"""Runners: rsl_rl's OnPolicyRunner with atomic checkpoints, exact resume and graceful interruption.
+
+The package re-exports only its light checkpoint functions: importing one runner module (a config, the rollout) must
+not import every runner, which import the algorithms and their configs in turn. The runners themselves are in
+:mod:`.build`, :mod:`.on_policy_runner` and :mod:`.off_policy_runner`.
+"""
 
 from .checkpoints import (
     POLICY_MODULES,
@@ -10,5 +15,3 @@ from .checkpoints import (
     save_atomically,
     trained_agent,
 )
-from .build import build_runner, load_policy
-from .on_policy_runner import LocoLabOnPolicyRunner, TrainingInterrupted

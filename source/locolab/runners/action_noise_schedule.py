@@ -20,30 +20,15 @@ from __future__ import annotations
 
 import math
 
-from isaaclab.utils import configclass
-
-
-@configclass
-class ActionNoiseScheduleCfg:
-    """From iteration ``start`` the action noise's ceiling falls linearly from ``initial`` to ``final`` at ``end``
-    (and stays there), and the learning rate is fixed at ``learning_rate``. ``end`` <= ``start`` (the default) leaves
-    the noise and the learning-rate schedule to rsl_rl."""
-
-    start: int = 0
-    end: int = 0
-    initial: float = 1.0
-    """Ceiling at ``start`` (rsl_rl's initial noise: no limit until the noise's own fall slows down)."""
-    final: float = 0.1
-    learning_rate: float = 3.0e-4
+from locolab.schedule import linear_ramp
 
 
 def action_std_ceiling(iteration: int, start: int, end: int, initial: float, final: float) -> float | None:
-    """The noise ceiling at ``iteration`` (see :class:`ActionNoiseScheduleCfg`); None while there is none."""
+    """The noise ceiling at ``iteration`` (see :class:`~locolab.runners.runner_cfg.ActionNoiseScheduleCfg`); None while
+    there is none."""
     if end <= start or iteration < start:
         return None
-    if iteration >= end:
-        return final
-    return initial + (final - initial) * (iteration - start) / (end - start)
+    return linear_ramp(iteration, start, end, initial, final)
 
 
 def cap_action_std(model, ceiling: float) -> None:

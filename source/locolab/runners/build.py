@@ -8,9 +8,10 @@ from isaaclab_rl.rsl_rl import RslRlVecEnvWrapper, check_rsl_rl_version, handle_
 from rsl_rl.env import VecEnv
 from torch import nn
 
+from locolab.algorithms.sac_cfg import SacRunnerCfg
 from locolab.envs.history import ProprioHistoryWrapper
 from locolab.envs.nonfinite_guard import NonFiniteGuard
-from locolab.eval.metrics import EpisodeMetricsWrapper
+from locolab.envs.metrics import EpisodeMetricsWrapper
 
 from .checkpoints import POLICY_MODULES, fit_recurrent_actor, fit_sac_networks, read_checkpoint
 from .off_policy_runner import OffPolicyRunner
@@ -43,8 +44,6 @@ def build_runner(env, agent_cfg, log_dir: str | None, evaluator=None) -> LocoLab
     checkpoints; ``evaluator`` (a :class:`~locolab.eval.periodic.PeriodicEvaluator`) evaluates the policy every
     ``agent_cfg.evaluation.interval`` iterations. A :class:`~locolab.algorithms.sac_cfg.SacRunnerCfg` gets the
     :class:`~.off_policy_runner.OffPolicyRunner`."""
-    from locolab.algorithms.sac_cfg import SacRunnerCfg  # not at import: it imports this package's nonfinite module
-
     if isinstance(agent_cfg, SacRunnerCfg):
         runner_class = OffPolicyRunner
     else:

@@ -10,23 +10,9 @@ resumed run is at the same point of the schedule.
 
 from __future__ import annotations
 
-from isaaclab.utils import configclass
-
-
-@configclass
-class EntropyScheduleCfg:
-    """``algorithm.entropy_coef`` until iteration ``start``, then linearly to ``final`` at ``end``; ``end`` <= ``start``
-    (the default, 0 and 0) keeps it constant."""
-
-    start: int = 0
-    end: int = 0
-    final: float = 0.0
-
+from locolab.schedule import linear_ramp
 
 def scheduled_entropy(iteration: int, initial: float, start: int, end: int, final: float) -> float:
-    """PPO's entropy coefficient or SAC's entropy target at ``iteration`` (see :class:`EntropyScheduleCfg`)."""
-    if end <= start or iteration <= start:
-        return initial
-    if iteration >= end:
-        return final
-    return initial + (final - initial) * (iteration - start) / (end - start)
+    """PPO's entropy coefficient or SAC's entropy target at ``iteration`` (see
+    :class:`~locolab.runners.runner_cfg.EntropyScheduleCfg`)."""
+    return initial if end <= start else linear_ramp(iteration, start, end, initial, final)

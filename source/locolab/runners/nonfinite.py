@@ -15,17 +15,7 @@ import math
 
 import torch
 
-from isaaclab.utils import configclass
-
-
-@configclass
-class NonFiniteCfg:
-    """What the runner does when an update makes the policy non-finite."""
-
-    max_restores: int = 3
-    """Restores of the last good state per run; one more non-finite update stops the run (after saving that state)."""
-    learning_rate_factor: float = 0.5
-    """Each restore multiplies every optimizer's learning rate by this (an adaptive schedule may raise it again)."""
+from .runner_cfg import NonFiniteCfg
 
 
 class NonFiniteUpdateError(RuntimeError):

@@ -29,7 +29,7 @@ are; its learning loop is restated around LocoLab's one rollout routine (the sam
 - torch's thread count can differ between collection and the update (``threads``, :mod:`~.torch_threads`), and the
   update's matrix products can run in bfloat16 (``update_precision``, :mod:`~.update_precision`);
 - an algorithm's ``log_scalars`` (e.g. PPO-ROA's lambda, phase and latent errors) go to TensorBoard each iteration;
-- episode metrics (:mod:`locolab.eval.metrics`: tracking errors, falls, time-outs, every reward term) of the episodes
+- episode metrics (:mod:`locolab.envs.metrics`: tracking errors, falls, time-outs, every reward term) of the episodes
   that finished in each rollout go to TensorBoard as ``rollout/<metric>`` (those of the robots trained without
   observation noise, :mod:`locolab.envs.observation_noise`, also as ``rollout_noise_free/<metric>``), and every
   ``evaluation.interval`` iterations a deterministic evaluation on separate environments as ``eval/<metric>``.
@@ -52,8 +52,8 @@ from rsl_rl.utils import check_nan
 
 from locolab.envs.curriculum_state import load_vec_env_curriculum_state, vec_env_curriculum_state
 from locolab.envs.observation_noise import noise_free_env_ids
-from locolab.eval.metrics import EpisodeAccumulator
-from locolab.eval.rollout import rollout
+from locolab.envs.metrics import EpisodeAccumulator
+from locolab.runners.rollout import rollout
 
 from .checkpoints import CheckpointError, read_checkpoint, save_atomically
 from .action_noise_schedule import action_std_ceiling, cap_action_std, hold_learning_rate
@@ -162,7 +162,7 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
     """A :class:`~locolab.eval.periodic.PeriodicEvaluator`, or None: no periodic evaluation."""
 
     def learn(self, num_learning_iterations: int, init_at_random_ep_len: bool = False) -> None:
-        """rsl_rl's learning loop with its rollout done by :func:`locolab.eval.rollout.rollout` (episode metrics
+        """rsl_rl's learning loop with its rollout done by :func:`locolab.runners.rollout.rollout` (episode metrics
         logged under ``rollout/``), periodic evaluation (``eval/``), and a graceful stop: on SIGINT/SIGTERM the
         current iteration is finished, logged and saved, then :class:`TrainingInterrupted` is raised.
 

@@ -13,17 +13,6 @@ import contextlib
 from collections.abc import Iterator
 
 import torch
-from isaaclab.utils import configclass
-
-
-@configclass
-class TorchThreadsCfg:
-    """Torch threads of the trainer's process; 0 keeps torch's default (one per core)."""
-
-    collection: int = 0
-    """While the rollout steps the environments and the policy acts."""
-    learning: int = 0
-    """While the algorithm updates (returns, PPO epochs)."""
 
 
 @contextlib.contextmanager

@@ -19,24 +19,12 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from isaaclab.utils import configclass
-
 from locolab.atomic_files import write_atomically
+
+from .runner_cfg import WalkingGateCfg
 
 REPORT_NAME = "walking_gate.json"
 """The gate's verdicts, in the run directory: one entry per checked checkpoint."""
-
-
-@configclass
-class WalkingGateCfg:
-    """Train past ``max_iterations`` until the final checkpoint passes the walking checks."""
-
-    extra_iterations: int = 0
-    """At most this many iterations beyond the planned ones; 0: no gate (training stops after the planned ones)."""
-    chunk: int = 50
-    """Iterations between two checks once the planned iterations are done."""
-    play_seed: int = 1
-    """Seed of the gate's plays: not play.py's default 0, with which the README's checks are made."""
 
 
 Evaluate = Callable[[Path, int], tuple[bool, list[dict]]]

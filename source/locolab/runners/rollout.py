@@ -1,7 +1,7 @@
 """The one rollout routine: training's data collection, periodic evaluation, ``play.py`` and ``eval.py`` step
 environments with it, so they measure episodes the same way.
 
-A rollout steps an rsl_rl VecEnv (whose steps carry ``extras["metrics"]``, see :mod:`locolab.eval.metrics`) for
+A rollout steps an rsl_rl VecEnv (whose steps carry ``extras["metrics"]``, see :mod:`locolab.envs.metrics`) for
 ``num_steps`` with a policy function: the algorithm's stochastic ``act`` for training, a deterministic actor for
 evaluation. Its switches: ``on_step`` receives every transition (training stores it for PPO), ``accumulator`` turns
 steps into episode metrics on the device, ``record`` keeps every env's every step (debugging CSVs).

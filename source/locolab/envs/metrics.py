@@ -23,7 +23,7 @@ from isaaclab.utils import configclass
 
 from rsl_rl.env import VecEnv
 
-from locolab.envs.vec_env_wrapper import VecEnvWrapper
+from .vec_env_wrapper import VecEnvWrapper
 
 STATE, STEP = "state", "step"
 """Metric kinds. ``state``: a property of the state after a step, averaged over the episode's steps (the step that
