@@ -4,11 +4,22 @@ The actor reads ``policy`` only (proprioception: the same inputs as ROA's studen
 the critic reads ``critic`` (noise-free proprioception plus the privileged terms). Normalisation makes the same
 hyper-parameters work across the observation scales of the randomised tasks; its running statistics are part of every
 checkpoint, so resume and playback see the same inputs.
+
+The ``_CPU`` configs are the same agents sized and scheduled for 2 CPU cores (the ``-CPU`` tasks'
+agents; docs/measurements/cpu_profile.md has the runs behind each value).
 """
 
 from isaaclab.utils import configclass
+from isaaclab_rl.rsl_rl import RslRlSymmetryCfg
 
-from locolab.runners.runner_cfg import LocoLabRunnerExtrasCfg
+from locolab.envs.symmetry import compute_symmetric_states
+from locolab.runners.runner_cfg import (
+    ActionNoiseScheduleCfg,
+    EntropyScheduleCfg,
+    LocoLabRunnerExtrasCfg,
+    TorchThreadsCfg,
+    WalkingGateCfg,
+)
 
 from isaaclab_tasks.core.velocity.config.go2.agents.rsl_rl_ppo_cfg import (
     UnitreeGo2FlatPPORunnerCfg,
@@ -36,3 +47,59 @@ class LocoLabGo2FlatPPORunnerCfg(UnitreeGo2FlatPPORunnerCfg, LocoLabRunnerExtras
     def __post_init__(self):
         super().__post_init__()
         use_locolab_defaults(self, "locolab_go2_flat")
+
+
+PPO_CPU = {"num_steps_per_env": 24, "learning_rate": 1.0e-3, "schedule": "adaptive", "entropy_coef": 0.01,
+           "num_learning_epochs": 5, "num_mini_batches": 2}
+"""PPO on 2 CPU cores at 512 robots: 12288 samples an iteration in two minibatches (docs/measurements/cpu_profile.md)."""
+PPO_CPU_SCHEDULE = {"desired_kl": 0.02, "entropy_off": (150, 151), "action_noise_window": (150, 385),
+                    "action_noise_final": 0.05, "symmetry_until": 585, "max_iterations": 635}
+"""When a CPU PPO run does what: at a KL target of 0.02 the runs leave standing by iteration 71-96; the entropy bonus
+ends at 150, the action noise's ceiling falls to 0.05 by 385, the last 50 iterations are not mirrored."""
+ACTION_NOISE_LEARNING_RATE = 3.0e-4
+"""The learning rate held from the start of the action noise's window on."""
+WALKING_GATE_EXTRA_ITERATIONS = 500
+"""On flat ground a CPU run trains on, 50 iterations at a time, until its final checkpoint walks (at most this many)."""
+
+
+def use_cpu_schedule(cfg, schedule: dict) -> None:
+    """``schedule`` (:data:`PPO_CPU_SCHEDULE`'s keys) on a PPO-family runner config."""
+    cfg.algorithm.desired_kl = schedule["desired_kl"]
+    start, end = schedule["entropy_off"]
+    cfg.entropy_schedule = EntropyScheduleCfg(start=start, end=end, final=0.0)
+    start, end = schedule["action_noise_window"]
+    cfg.action_noise_schedule = ActionNoiseScheduleCfg(start=start, end=end, final=schedule["action_noise_final"],
+                                                       learning_rate=ACTION_NOISE_LEARNING_RATE)
+    cfg.symmetry_until = schedule["symmetry_until"]
+    cfg.max_iterations = schedule["max_iterations"]
+
+
+@configclass
+class PpoCpuCfg:
+    """Mixin (listed before a PPO-family runner config): PPO's sizes, mirrored minibatches, torch threads and
+    schedule on a CPU; periodic evaluation off (it cost about 20 % of a CPU run's time)."""
+
+    def __post_init__(self):
+        super().__post_init__()
+        self.num_steps_per_env = PPO_CPU["num_steps_per_env"]
+        for name in ("learning_rate", "schedule", "entropy_coef", "num_learning_epochs", "num_mini_batches"):
+            setattr(self.algorithm, name, PPO_CPU[name])
+        self.algorithm.symmetry_cfg = RslRlSymmetryCfg(use_data_augmentation=True,
+                                                       data_augmentation_func=compute_symmetric_states)
+        self.threads = TorchThreadsCfg(collection=1, learning=0)
+        self.evaluation.interval = 0
+        use_cpu_schedule(self, PPO_CPU_SCHEDULE)
+
+
+@configclass
+class LocoLabGo2FlatPPORunnerCfg_CPU(PpoCpuCfg, LocoLabGo2FlatPPORunnerCfg):
+    """``make train``'s agent on a CPU."""
+
+    def __post_init__(self):
+        super().__post_init__()
+        self.walking_gate = WalkingGateCfg(extra_iterations=WALKING_GATE_EXTRA_ITERATIONS)
+
+
+@configclass
+class LocoLabGo2RoughPPORunnerCfg_CPU(PpoCpuCfg, LocoLabGo2RoughPPORunnerCfg):
+    """PPO on a CPU on rough terrain (no walking gate: its checks are flat-ground ones)."""

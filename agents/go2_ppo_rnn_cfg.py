@@ -10,7 +10,12 @@ resets them at dones and trains on whole sequences (padded trajectories per mini
 from isaaclab.utils import configclass
 from isaaclab_rl.rsl_rl import RslRlRNNModelCfg
 
-from .go2_ppo_cfg import LocoLabGo2FlatPPORunnerCfg, LocoLabGo2RoughPPORunnerCfg
+from .go2_ppo_cfg import (
+    LocoLabGo2FlatPPORunnerCfg,
+    LocoLabGo2FlatPPORunnerCfg_CPU,
+    LocoLabGo2RoughPPORunnerCfg,
+    LocoLabGo2RoughPPORunnerCfg_CPU,
+)
 
 RNN_HIDDEN_DIM = 128
 """Size of the recurrent state (per layer; an LSTM has a cell state of the same size)."""
@@ -35,3 +40,21 @@ class LocoLabGo2RoughPPORnnRunnerCfg(LocoLabGo2RoughPPORunnerCfg):
     def __post_init__(self):
         super().__post_init__()
         use_recurrent_actor(self, "locolab_go2_rough_rnn")
+
+
+@configclass
+class LocoLabGo2FlatPPORnnRunnerCfg_CPU(LocoLabGo2FlatPPORunnerCfg_CPU):
+    """PPO's CPU settings with the GRU actor, without mirrored minibatches (rsl_rl mirrors no recurrent policy)."""
+
+    def __post_init__(self):
+        super().__post_init__()
+        use_recurrent_actor(self, "locolab_go2_flat_rnn")
+        self.algorithm.symmetry_cfg = None
+
+
+@configclass
+class LocoLabGo2RoughPPORnnRunnerCfg_CPU(LocoLabGo2RoughPPORunnerCfg_CPU):
+    def __post_init__(self):
+        super().__post_init__()
+        use_recurrent_actor(self, "locolab_go2_rough_rnn")
+        self.algorithm.symmetry_cfg = None

@@ -5,13 +5,24 @@ like); ROA's own defaults follow the ROA code (latent 16, temporal-conv adaptati
 adaptation minibatches, lambda up to 0.1) with the regulariser ramp placed inside our shorter runs: on a GPU at 4096
 environments the flat teacher trains 1000 iterations (lambda 0 -> 0.1 between 200 and 600), the rough one 3000
 (500 -> 2000).
+
+The ``_CPU`` configs train on 2 CPU cores with PPO's CPU settings and the teacher's own schedule (measured before PPO's
+moved earlier; docs/measurements/cpu_profile.md).
 """
 
 from isaaclab.utils import configclass
 
 from locolab.algorithms.ppo_roa_cfg import RslRlRoaAlgorithmCfg, RslRlRoaRunnerCfg
 
-from .go2_ppo_cfg import LocoLabGo2FlatPPORunnerCfg, LocoLabGo2RoughPPORunnerCfg
+from locolab.runners.runner_cfg import ActionNoiseScheduleCfg, EntropyScheduleCfg, WalkingGateCfg
+
+from .go2_ppo_cfg import (
+    WALKING_GATE_EXTRA_ITERATIONS,
+    LocoLabGo2FlatPPORunnerCfg,
+    LocoLabGo2RoughPPORunnerCfg,
+    PpoCpuCfg,
+    use_cpu_schedule,
+)
 
 
 def roa_from_ppo(ppo, roa: RslRlRoaRunnerCfg, experiment_name: str,
@@ -61,3 +72,52 @@ class LocoLabGo2RoughRoaFinetuneRunnerCfg(LocoLabGo2RoughRoaRunnerCfg):
     def __post_init__(self):
         super().__post_init__()
         use_finetune_phase(self, max_iterations=1000)
+
+
+ROA_TEACHER_CPU_SCHEDULE = {"desired_kl": 0.01, "entropy_off": (215, 216), "action_noise_window": (215, 450),
+                            "action_noise_final": 0.1, "symmetry_until": 650, "max_iterations": 700}
+"""The teacher's CPU schedule: the one PPO had when the teacher's recipe was measured."""
+ROA_CPU_REG_LAMBDA_WINDOW = (200, 600)
+ROA_FINETUNE_CPU = {"max_iterations": 300, "symmetry_until": 150, "learning_rate": 3.0e-4}
+"""The student's CPU finetuning: 300 iterations at the teacher's last learning rate, no entropy bonus, the last 150
+not mirrored."""
+
+
+def use_cpu_finetune_phase(roa: RslRlRoaRunnerCfg) -> None:
+    """A CPU teacher config turned into its student's finetuning (:data:`ROA_FINETUNE_CPU`)."""
+    use_finetune_phase(roa, ROA_FINETUNE_CPU["max_iterations"])
+    roa.algorithm.entropy_coef = 0.0
+    roa.algorithm.schedule, roa.algorithm.learning_rate = "fixed", ROA_FINETUNE_CPU["learning_rate"]
+    roa.entropy_schedule, roa.action_noise_schedule = EntropyScheduleCfg(), ActionNoiseScheduleCfg()
+    roa.symmetry_until = ROA_FINETUNE_CPU["symmetry_until"]
+
+
+@configclass
+class LocoLabGo2FlatRoaRunnerCfg_CPU(PpoCpuCfg, LocoLabGo2FlatRoaRunnerCfg):
+    def __post_init__(self):
+        super().__post_init__()
+        use_cpu_schedule(self, ROA_TEACHER_CPU_SCHEDULE)
+        self.algorithm.reg_lambda_window = ROA_CPU_REG_LAMBDA_WINDOW
+        self.walking_gate = WalkingGateCfg(extra_iterations=WALKING_GATE_EXTRA_ITERATIONS)
+
+
+@configclass
+class LocoLabGo2FlatRoaFinetuneRunnerCfg_CPU(LocoLabGo2FlatRoaRunnerCfg_CPU):
+    def __post_init__(self):
+        super().__post_init__()
+        use_cpu_finetune_phase(self)
+
+
+@configclass
+class LocoLabGo2RoughRoaRunnerCfg_CPU(PpoCpuCfg, LocoLabGo2RoughRoaRunnerCfg):
+    def __post_init__(self):
+        super().__post_init__()
+        use_cpu_schedule(self, ROA_TEACHER_CPU_SCHEDULE)
+        self.algorithm.reg_lambda_window = ROA_CPU_REG_LAMBDA_WINDOW
+
+
+@configclass
+class LocoLabGo2RoughRoaFinetuneRunnerCfg_CPU(LocoLabGo2RoughRoaRunnerCfg_CPU):
+    def __post_init__(self):
+        super().__post_init__()
+        use_cpu_finetune_phase(self)

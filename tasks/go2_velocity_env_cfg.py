@@ -216,10 +216,12 @@ class LocoLabGo2Cfg:
     """Episode metrics of training, evaluation, play.py and eval.py (locolab.eval.metrics)."""
     skip_absent_passive_forces: bool = False
     """Skip MuJoCo-Warp's passive-force stage and Euler's implicit damping while the robot has no passive forces, on a
-    CPU (locolab.envs.passive_forces): the same physics, cheaper. The CPU profile turns it on for training."""
+    CPU (locolab.envs.passive_forces): the same physics, cheaper. The -CPU tasks turn it on."""
+    sim_processes: int = 1
+    """Simulation processes, each stepping a slice of the robots on one CPU thread (CPU only; a GPU steps all in one)."""
     physics_engine: str = "mujoco_warp"
     """What steps the worlds: ``mujoco_warp`` (Isaac Lab's Newton/MuJoCo-Warp, any device) or ``mujoco_c`` (MuJoCo's
-    C engine under the same Newton model and managers, CPU only: locolab.envs.mujoco_c). The CPU profile trains on
+    C engine under the same Newton model and managers, CPU only: locolab.envs.mujoco_c). The -CPU tasks train on
     ``mujoco_c``; play.py and evaluation keep MuJoCo-Warp, a simulator the policy did not train in."""
 
     def __post_init__(self):

@@ -49,11 +49,9 @@ def main() -> None:
 
     from isaaclab_newton.physics.newton_manager import NewtonManager
 
-    from locolab.cpu_profile import CpuProfileCfg, apply_cpu_profile
     from locolab.envs.mdp.dynamics import hold_dynamics
 
-    env_cfg, agent_cfg = load_task_cfgs(TASK, num_envs=NUM_ENVS, device="cpu", seed=0)
-    apply_cpu_profile(env_cfg, agent_cfg, CpuProfileCfg(), num_envs_given=True)
+    env_cfg, _ = load_task_cfgs(f"{TASK}-CPU", num_envs=NUM_ENVS, device="cpu", seed=0)
     env_cfg.events.push_robot = None
     env_cfg.physics_engine = "mujoco_warp"  # Newton's own MuJoCo-Warp against the C engine
     env_cfg.events.reset_base.params["velocity_range"] = {}

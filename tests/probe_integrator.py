@@ -27,12 +27,10 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=250)
     args = parser.parse_args()
 
-    from locolab.cpu_profile import CpuProfileCfg, apply_cpu_profile
     from locolab.envs import load_task_cfgs, open_env
 
-    task = "LocoLab-Velocity-Flat-Go2"
-    env_cfg, agent_cfg = load_task_cfgs(task, num_envs=8, device="cpu", seed=0)
-    apply_cpu_profile(env_cfg, agent_cfg, CpuProfileCfg(), num_envs_given=True)
+    task = "LocoLab-Velocity-Flat-Go2-CPU"
+    env_cfg, _ = load_task_cfgs(task, num_envs=8, device="cpu", seed=0)
     env_cfg.sim.physics.solver_cfg.integrator = args.integrator
     env_cfg.physics_engine = "mujoco_warp"  # the stages of MuJoCo-Warp's step under test
     env_cfg.skip_absent_passive_forces = args.passive == "skipped"

@@ -41,10 +41,12 @@ def main() -> None:
 
     from isaaclab_newton.physics.newton_manager import NewtonManager
 
-    from locolab.cpu_profile import CpuProfileCfg, set_profile_physics
+    from locolab.envs.physics_settings import copy_physics
 
     env_cfg, _ = load_task_cfgs(TASK, num_envs=NUM_ENVS, device="cpu", seed=0)
-    set_profile_physics(env_cfg, CpuProfileCfg())  # no curriculum: the full randomisation ranges from the start
+    # the CPU training's physics, without its curriculum: the full randomisation ranges from the start
+    copy_physics(env_cfg, load_task_cfgs(f"{TASK}-CPU", device="cpu")[0])
+    env_cfg.skip_absent_passive_forces = True
     env_cfg.physics_engine = args.engine
     generator = torch.Generator().manual_seed(0)
     states = []

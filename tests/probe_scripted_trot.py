@@ -44,20 +44,22 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=6.0)
     parser.add_argument("--num_envs", type=int, default=4)
     parser.add_argument("--gait_std", type=float, default=None, help="the trot gait reward's kernel width [s^2] "
-                        "(default: the CPU training profile's)")
-    parser.add_argument("--num_substeps", type=int, default=None, help="default: the CPU training profile's")
+                        "(default: the -CPU tasks')")
+    parser.add_argument("--num_substeps", type=int, default=None, help="default: the -CPU tasks'")
     args = parser.parse_args()
 
-    from locolab.cpu_profile import TROT_GAIT_TERM, CpuProfileCfg, add_trot_gait, set_profile_physics
     from locolab.envs import load_task_cfgs, open_env
+    from locolab.envs.mdp.rewards import TROT_GAIT_TERM, trot_gait
+    from locolab.envs.physics_settings import copy_physics
+    from locolab.tasks.go2_velocity_cpu_env_cfg import TROT_GAIT
     from locolab.envs.mdp import DynamicsRandomizationCfg
     from locolab.envs.metrics import diagonal_contact_agreement, lateral_contact_agreement, touchdown_rate
 
     task = "LocoLab-Velocity-Flat-Go2"
     env_cfg, _ = load_task_cfgs(task, num_envs=args.num_envs, device="cpu", seed=0)
-    profile = CpuProfileCfg()
-    set_profile_physics(env_cfg, profile)
-    add_trot_gait(env_cfg, 1.0, args.gait_std or profile.trot_gait_std)
+    copy_physics(env_cfg, load_task_cfgs(f"{task}-CPU", device="cpu")[0])  # the CPU training's physics
+    env_cfg.skip_absent_passive_forces = True
+    setattr(env_cfg.rewards, TROT_GAIT_TERM, trot_gait(1.0, args.gait_std or TROT_GAIT["std"]))
     env_cfg.sim.physics.num_substeps = args.num_substeps or env_cfg.sim.physics.num_substeps
     env_cfg.events.push_robot = None
     env_cfg.events.dynamics.params["ranges"] = DynamicsRandomizationCfg(

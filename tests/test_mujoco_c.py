@@ -1,4 +1,4 @@
-"""MuJoCo's C engine under Isaac Lab (locolab.envs.mujoco_c): the CPU profile's physics engine, the same physics as
+"""MuJoCo's C engine under Isaac Lab (locolab.envs.mujoco_c): the -CPU tasks' physics engine, the same physics as
 MuJoCo-Warp's with every randomised property reaching each world, chosen by the task's ``physics_engine``."""
 
 from __future__ import annotations
@@ -8,18 +8,15 @@ import pytest
 
 from conftest import last_json, run_side_by_side
 
-from locolab.cpu_profile import CpuProfileCfg, apply_cpu_profile, effective_settings
 from locolab.envs import load_task_cfgs
 from locolab.envs.factory import check_physics_engine, select_physics_engine
 
 TASK = "LocoLab-Velocity-Flat-Go2"
 
 
-def test_the_cpu_profile_trains_on_mujoco_c_and_play_keeps_mujoco_warp():
-    env_cfg, agent_cfg = load_task_cfgs(TASK, device="cpu")
-    apply_cpu_profile(env_cfg, agent_cfg, CpuProfileCfg())
-    assert env_cfg.physics_engine == CpuProfileCfg().physics_engine == "mujoco_c"
-    assert effective_settings(env_cfg, agent_cfg)["physics_engine"] == "mujoco_c"
+def test_the_cpu_tasks_train_on_mujoco_c_and_play_keeps_mujoco_warp():
+    env_cfg, _ = load_task_cfgs(f"{TASK}-CPU", device="cpu")
+    assert env_cfg.physics_engine == "mujoco_c"
     play_cfg, _ = load_task_cfgs(f"{TASK}-Play", device="cpu")
     assert play_cfg.physics_engine == "mujoco_warp"  # the checks run in a simulator the policy did not train in
 
@@ -27,8 +24,7 @@ def test_the_cpu_profile_trains_on_mujoco_c_and_play_keeps_mujoco_warp():
 def test_selecting_mujoco_c_keeps_the_solver_settings_and_drops_newtons_collision_pipeline():
     from locolab.envs.mujoco_c import MuJoCoCSolverCfg, NewtonMuJoCoCManager
 
-    env_cfg, agent_cfg = load_task_cfgs(TASK, device="cpu")
-    apply_cpu_profile(env_cfg, agent_cfg, CpuProfileCfg())
+    env_cfg, _ = load_task_cfgs(f"{TASK}-CPU", device="cpu")
     before = env_cfg.sim.physics.solver_cfg
     select_physics_engine(env_cfg)
     after = env_cfg.sim.physics.solver_cfg

@@ -10,7 +10,7 @@ import torch
 
 from conftest import last_json, run_script, scalars_of_a_short_training
 
-from locolab.cpu_profile import CpuProfileCfg, apply_cpu_profile, effective_settings
+from locolab.tasks.go2_velocity_cpu_env_cfg import NOISE_FREE_OBSERVATION_ENVS
 from locolab.envs import load_task_cfgs
 from locolab.envs.observation_noise import (
     PartlyUniformNoiseCfg,
@@ -19,7 +19,7 @@ from locolab.envs.observation_noise import (
     set_noise_free_envs,
     uniform_noise_but_first,
 )
-from locolab.tasks import AGENT_ENTRY_POINTS
+from locolab.tasks import AGENT_ENTRY_POINTS, cpu_variant
 
 TASK = "LocoLab-Velocity-Flat-Go2"
 
@@ -32,15 +32,15 @@ def test_the_first_share_of_the_rows_keeps_its_values_and_the_others_get_isaac_l
     assert torch.equal(data, torch.zeros(8, 3))  # out of place, as Isaac Lab's noise functions must be
 
 
-@pytest.mark.parametrize(("agent", "phase", "share"), [("ppo", "train", CpuProfileCfg().noise_free_observation_envs),
+@pytest.mark.parametrize(("agent", "phase", "share"), [("ppo", "train", NOISE_FREE_OBSERVATION_ENVS),
                                                        ("roa", "train", 0.0), ("roa", "finetune", 0.0),
                                                        ("sac", "train", 0.0)])
-def test_the_cpu_profile_trains_a_share_of_ppos_robots_without_observation_noise(agent, phase, share):
-    env_cfg, agent_cfg = load_task_cfgs(TASK, AGENT_ENTRY_POINTS[(agent, phase)], device="cpu")
+def test_the_cpu_tasks_train_a_share_of_ppos_robots_without_observation_noise(agent, phase, share):
+    env_cfg, _ = load_task_cfgs(TASK, AGENT_ENTRY_POINTS[(agent, phase)], device="cpu")
     stock = {name: term.noise for name, term in vars(env_cfg.observations.policy).items()
              if getattr(term, "noise", None) is not None}
-    apply_cpu_profile(env_cfg, agent_cfg, CpuProfileCfg())
-    assert noise_free_share(env_cfg) == effective_settings(env_cfg, agent_cfg)["noise_free_observation_envs"] == share
+    env_cfg, _ = load_task_cfgs(cpu_variant(TASK, agent, phase), AGENT_ENTRY_POINTS[(agent, phase)], device="cpu")
+    assert noise_free_share(env_cfg) == share
     for name, noise in stock.items():  # the same noise for the other robots
         changed = getattr(env_cfg.observations.policy, name).noise
         assert (changed.n_min, changed.n_max, changed.operation) == (noise.n_min, noise.n_max, noise.operation)

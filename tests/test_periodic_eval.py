@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from conftest import last_json, run_dirs, run_script
-from locolab.cpu_profile import TRAINING_ONLY_REWARDS
+from locolab.envs.mdp.rewards import TRAINING_ONLY_REWARDS
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
 

@@ -54,14 +54,14 @@ def test_sac_trains_and_logs_under_ppos_metric_names(sac_runs, collector):
     # async run adds each transition's mirror image too
     added = events.Scalars("SAC/buffer_transitions")[-1].value
     assert added == (3 * 8 - 2) * 8 * (2 if collector == "async" else 1)
-    assert f"collector: {collector}" in (run / "params" / "cpu_profile.yaml").read_text()
+    assert f"collector: {collector}" in (run / "params" / "agent.yaml").read_text()
 
 
 @pytest.mark.slow
 def test_sacs_entropy_target_follows_its_schedule_by_iteration(sac_runs):
     events = EventAccumulator(str(sac_runs["sync"])).Reload()
     assert [event.value for event in events.Scalars("SAC/target_entropy")] == pytest.approx([10.0, 4.0, -2.0])
-    assert "entropy_schedule:\n- 0\n- 2\n- -2.0" in (sac_runs["sync"] / "params" / "cpu_profile.yaml").read_text()
+    assert "entropy_schedule:\n  start: 0\n  end: 2\n  final: -2.0" in (sac_runs["sync"] / "params" / "agent.yaml").read_text()
 
 
 @pytest.mark.slow

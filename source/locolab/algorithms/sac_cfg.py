@@ -84,7 +84,7 @@ class SacAlgorithmCfg:
     """Entropy the temperature steers toward; None: minus the number of actions, SAC's usual target for actions in
     [-1, 1]. The entropy grows by log(bound) per action, so with the bound of 3 that target holds far less noise
     (a pre-squash standard deviation near 0.03): the CPU profile sets 10
-    (:class:`locolab.cpu_profile.SacCpuProfileCfg`)."""
+    (``agents/go2_sac_cfg.py``: ``SacCpuCfg``)."""
     max_grad_norm: float = 10.0
     mean_penalty: float = 0.0
     """Weight of the squared pre-squash mean action in the actor's loss (rlkit's ``policy_mean_reg_weight``): keeps
@@ -93,7 +93,7 @@ class SacAlgorithmCfg:
     the bound, and the entropy the temperature holds then needs ever wider noise (the pre-squash std rose from 0.1 to
     0.3-0.37). With 0.01 (entropy target 0): 15 % at iteration 600, 24 % at 1036, and the robot still stood. Off in
     the GPU defaults; the CPU profile sets 0.1 beside its falling entropy target
-    (:class:`locolab.cpu_profile.SacCpuProfileCfg`)."""
+    (``agents/go2_sac_cfg.py``: ``SacCpuCfg``)."""
     mean_penalty_free: float = 0.0
     """Pre-squash mean magnitude the penalty leaves free: it squares only the excess, ``max(|u| - free, 0)``. At 0
     (the default) every mean is pulled toward the default pose; above 0 only the means heading for the tanh's flat

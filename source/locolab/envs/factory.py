@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import gymnasium as gym
 import torch
 
-from locolab.task_ids import PLAY_SUFFIX
+from locolab.task_ids import CPU_SUFFIX, PLAY_SUFFIX
 
 from .asset_check import check_assets_offline
 from .passive_forces import skip_absent_passive_forces
@@ -86,7 +86,7 @@ def load_task_cfgs(
         if num_envs < 1:
             raise ValueError(f"--num_envs must be at least 1, got {num_envs}.")
         env_cfg.scene.num_envs = num_envs
-    elif device == "cpu":
+    elif device == "cpu" and CPU_SUFFIX not in task:
         env_cfg.scene.num_envs = min(env_cfg.scene.num_envs, CPU_NUM_ENVS)
     if seed is not None:
         agent_cfg.seed = seed
@@ -133,5 +133,3 @@ def open_env(task: str, env_cfg) -> Iterator[gym.Env]:
             yield env
         finally:
             env.close()
-
-

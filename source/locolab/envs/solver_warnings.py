@@ -2,7 +2,7 @@
 
 MuJoCo-Warp prints one line from inside its solver kernel for every world and physics step that ends at
 ``opt.iterations`` without meeting the tolerance (``opt.warn_overflow``, on by default; Newton and Isaac Lab do not
-expose it). With the solver capped at 3 iterations (measured for :mod:`locolab.cpu_profile`, which keeps 100; an
+expose it). With the solver capped at 3 iterations (measured for the -CPU tasks, which keep 100; an
 override such as ``env.sim.physics.solver_cfg.iterations=3`` sets it), a training log grew by 300 000 such lines
 (20 MB) in 10 minutes. Where the solver is capped below Isaac Lab's 100 iterations, the warning is
 turned off on the solver Isaac Lab built. The flag also governs MuJoCo-Warp's other overflow warnings (contact and

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import math
 
-from locolab.cpu_profile import copy_physics
+from locolab.envs.physics_settings import copy_physics
 from locolab.envs import load_task_cfgs, play_variant
 from locolab.envs.multiprocess import SubprocessVecEnv
 from locolab.runners.build import wrap_for_agent

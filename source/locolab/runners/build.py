@@ -8,12 +8,12 @@ from isaaclab_rl.rsl_rl import RslRlVecEnvWrapper, check_rsl_rl_version, handle_
 from rsl_rl.env import VecEnv
 from torch import nn
 
-from locolab.algorithms.sac_cfg import SacRunnerCfg
 from locolab.envs.history import ProprioHistoryWrapper
 from locolab.envs.nonfinite_guard import NonFiniteGuard
 from locolab.envs.metrics import EpisodeMetricsWrapper
 
-from .checkpoints import POLICY_MODULES, fit_recurrent_actor, fit_sac_networks, read_checkpoint
+from .agent_kind import agent_kind
+from .checkpoints import POLICY_MODULES, read_checkpoint, restore_agent_cfg
 from .off_policy_runner import OffPolicyRunner
 from .on_policy_runner import LocoLabOnPolicyRunner
 
@@ -42,9 +42,9 @@ def wrap_for_agent(env, agent_cfg) -> VecEnv:
 def build_runner(env, agent_cfg, log_dir: str | None, evaluator=None) -> LocoLabOnPolicyRunner:
     """An rsl_rl runner over ``env`` (see :func:`wrap_for_agent`); ``log_dir=None`` disables logging and
     checkpoints; ``evaluator`` (a :class:`~locolab.eval.periodic.PeriodicEvaluator`) evaluates the policy every
-    ``agent_cfg.evaluation.interval`` iterations. A :class:`~locolab.algorithms.sac_cfg.SacRunnerCfg` gets the
+    ``agent_cfg.evaluation.interval`` iterations. SAC (:func:`~.agent_kind.agent_kind`) gets the
     :class:`~.off_policy_runner.OffPolicyRunner`."""
-    if isinstance(agent_cfg, SacRunnerCfg):
+    if agent_kind(agent_cfg)[0] == "sac":
         runner_class = OffPolicyRunner
     else:
         agent_cfg = handle_deprecated_rsl_rl_cfg(agent_cfg, check_rsl_rl_version())
@@ -53,17 +53,15 @@ def build_runner(env, agent_cfg, log_dir: str | None, evaluator=None) -> LocoLab
                           device=agent_cfg.device)
     runner.evaluator = evaluator
     runner.trains = log_dir is not None
+    runner.trained_cfg = agent_cfg.to_dict()
     return runner
 
 
 def load_policy(env, agent_cfg, checkpoint, policy: str) -> tuple[LocoLabOnPolicyRunner, nn.Module]:
     """A logging-free runner over ``env`` with ``checkpoint`` loaded (a CheckpointError if it does not fit), and
-    its ``policy`` ("policy", "teacher" or "student") in evaluation mode. A recurrent actor takes the checkpoint's
-    RNN type and size (:func:`~.checkpoints.fit_recurrent_actor`), a SAC agent its network sizes
-    (:func:`~.checkpoints.fit_sac_networks`)."""
-    saved = read_checkpoint(checkpoint)
-    fit_recurrent_actor(agent_cfg, saved)
-    fit_sac_networks(agent_cfg, saved)
+    its ``policy`` ("policy", "teacher" or "student") in evaluation mode, ``agent_cfg`` first given the settings the
+    checkpoint trained with (:func:`~.checkpoints.restore_agent_cfg`)."""
+    restore_agent_cfg(agent_cfg, read_checkpoint(checkpoint))
     runner = build_runner(env, agent_cfg, log_dir=None)
     runner.load(str(checkpoint))
     runner.alg.eval_mode()

@@ -8,8 +8,11 @@ import re
 from pathlib import Path
 
 import torch
+from isaaclab.utils.string import string_to_callable
 
 from locolab.atomic_files import write_atomically
+
+from .agent_kind import agent_kind
 
 CHECKPOINT_PATTERN = re.compile(r"^model_(\d+)\.pt$")
 
@@ -60,15 +63,51 @@ def read_checkpoint(path: str | os.PathLike, map_location: str = "cpu") -> dict:
     return data
 
 
+AGENT_CFG_KEY = "agent_cfg"
+"""The checkpoint entry holding the agent config it was trained with (a plain dictionary, as ``to_dict`` gives it)."""
+
+
 def trained_agent(checkpoint: dict) -> tuple[str, str]:
-    """The ``(--agent, --phase)`` a checkpoint was trained with: ("ppo", "train"), ("ppo_rnn", "train") for a
-    recurrent actor, ("sac", "train"), or ("roa", its PPO-ROA phase)."""
+    """The ``(--agent, --phase)`` a checkpoint was trained with, from the agent config it carries; a checkpoint
+    written before it carried one (2026-12-02) is read from its entries: SAC's and PPO-ROA's own, an RNN's weights."""
+    if AGENT_CFG_KEY in checkpoint:
+        return agent_kind(checkpoint[AGENT_CFG_KEY])
     if "sac" in checkpoint:
         return "sac", "train"
     if "roa" in checkpoint:
         return "roa", checkpoint["roa"]["phase"]
     recurrent = any(key.startswith("rnn.") for key in checkpoint.get("actor_state_dict", {}))
     return ("ppo_rnn" if recurrent else "ppo"), "train"
+
+
+def restore_agent_cfg(agent_cfg, checkpoint: dict) -> None:
+    """Give ``agent_cfg`` (the registered config of the checkpoint's agent) the settings the checkpoint was trained
+    with: those it carries, or for an older checkpoint the network sizes its weights show
+    (:func:`fit_recurrent_actor`, :func:`fit_sac_networks`). Settings this version no longer has are skipped."""
+    if AGENT_CFG_KEY not in checkpoint:
+        fit_recurrent_actor(agent_cfg, checkpoint)
+        fit_sac_networks(agent_cfg, checkpoint)
+        return
+    device = agent_cfg.device  # where the caller runs it, not where it trained
+    _restore(agent_cfg, checkpoint[AGENT_CFG_KEY])
+    agent_cfg.device = device
+
+
+def _restore(cfg, saved: dict) -> None:
+    """``saved``'s values into ``cfg``, group by group. Skipped: entries ``cfg`` has no field for (settings of another
+    version) and the sub-settings of a group ``cfg`` turns off (None: e.g. the mirroring a training used, which
+    playback does not). Isaac Lab's ``from_dict`` refuses a value where the config holds None."""
+    for key, value in saved.items():
+        if not hasattr(cfg, key):
+            continue
+        current = getattr(cfg, key)
+        if isinstance(value, dict) and not isinstance(current, dict):
+            if current is not None:
+                _restore(current, value)
+            continue
+        if callable(current) and isinstance(value, str):
+            value = string_to_callable(value)
+        setattr(cfg, key, value)
 
 
 def fit_recurrent_actor(agent_cfg, checkpoint: dict) -> None:

@@ -24,7 +24,7 @@ are; its learning loop is restated around LocoLab's one rollout routine (the sam
   :mod:`~.action_noise_schedule`);
 - mirrored minibatches (rsl_rl's symmetry augmentation) can stop at an iteration (``symmetry_until``): mirroring
   speeds the early gait, but a policy kept symmetric turned in place at half the commanded rate (measured in
-  :mod:`locolab.cpu_profile`); a mirror loss that is only logged is measured on a sample of each minibatch
+  the _CPU agent configs); a mirror loss that is only logged is measured on a sample of each minibatch
   (:mod:`~.logged_mirror_loss`: rsl_rl spends a full actor forward on it);
 - torch's thread count can differ between collection and the update (``threads``, :mod:`~.torch_threads`), and the
   update's matrix products can run in bfloat16 (``update_precision``, :mod:`~.update_precision`);
@@ -55,7 +55,7 @@ from locolab.envs.observation_noise import noise_free_env_ids
 from locolab.envs.metrics import EpisodeAccumulator
 from locolab.runners.rollout import rollout
 
-from .checkpoints import CheckpointError, read_checkpoint, save_atomically
+from .checkpoints import AGENT_CFG_KEY, CheckpointError, read_checkpoint, save_atomically
 from .action_noise_schedule import action_std_ceiling, cap_action_std, hold_learning_rate
 from .entropy_schedule import scheduled_entropy
 from .logged_mirror_loss import LoggedMirrorLoss
@@ -91,6 +91,8 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
         saved["env"] = self.environment_signature()
         spec = getattr(getattr(self.env, "unwrapped", None), "spec", None)
         saved["task"] = spec.id if spec is not None else getattr(self.env, "task", None)
+        if self.trained_cfg is not None:
+            saved[AGENT_CFG_KEY] = self.trained_cfg
         if self.trains:
             saved["curriculum"] = vec_env_curriculum_state(self.env)
         try:
@@ -160,6 +162,9 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
 
     evaluator = None
     """A :class:`~locolab.eval.periodic.PeriodicEvaluator`, or None: no periodic evaluation."""
+    trained_cfg: dict | None = None
+    """The agent config as the run started it (``to_dict``), written into every checkpoint (set by
+    :func:`~.build.build_runner`): rsl_rl's algorithms consume parts of the dictionary they are built from."""
 
     def learn(self, num_learning_iterations: int, init_at_random_ep_len: bool = False) -> None:
         """rsl_rl's learning loop with its rollout done by :func:`locolab.runners.rollout.rollout` (episode metrics

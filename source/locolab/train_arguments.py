@@ -1,0 +1,27 @@
+"""Checks of train.py's arguments that need no simulator: a mistyped flag fails at once, before the seconds that
+importing Isaac Lab takes."""
+
+from __future__ import annotations
+
+import argparse
+
+SEED_RANGE = (0, 2**32 - 1)
+"""Seeds numpy, torch and Warp accept alike."""
+
+
+def check_arguments(args: argparse.Namespace) -> None:
+    """Numbers in range and combinations of --agent, --phase, --teacher and --resume that make sense, else a
+    ValueError saying why."""
+    if args.max_iterations is not None and args.max_iterations < 1:
+        raise ValueError(f"--max_iterations must be at least 1, got {args.max_iterations}.")
+    if args.seed is not None and not SEED_RANGE[0] <= args.seed <= SEED_RANGE[1]:
+        raise ValueError(f"--seed must be between {SEED_RANGE[0]} and {SEED_RANGE[1]}, got {args.seed}.")
+    if args.agent != "roa" and (args.phase != "train" or args.teacher):
+        raise ValueError("--phase finetune and --teacher belong to --agent roa.")
+    if args.collector is not None and args.agent != "sac":
+        raise ValueError("--collector belongs to --agent sac.")
+    if args.phase == "finetune" and not (args.teacher or args.resume):
+        raise ValueError("--phase finetune starts from a train-phase checkpoint: give --teacher <run dir or "
+                         "model_<it>.pt> (or --resume a finetune run).")
+    if args.teacher and (args.phase != "finetune" or args.resume):
+        raise ValueError("--teacher starts a new finetune run: use it with --phase finetune and without --resume.")

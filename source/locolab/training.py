@@ -1,0 +1,159 @@
+"""One training run, as ``scripts/train.py`` starts it: configs, checks, environment, runner, walking gate.
+
+The task and agent configs come from the registry; on a machine without a GPU the task's ``-CPU`` variant and its agent
+(``locolab.tasks.cpu_variant``) are chosen, sized for 2 cores. Flags and ``env.``/``agent.`` overrides are applied to
+the configs as loaded, checked before any environment is built, and saved in ``params/{env,agent}.yaml``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from datetime import datetime
+from pathlib import Path
+
+from isaaclab.utils.io import dump_yaml
+
+from locolab.algorithms.sac_cfg import check_sac_cfg
+from locolab.config_overrides import apply_overrides
+from locolab.envs import (MissingAssetError, check_assets_offline, check_physics_engine, load_task_cfgs,
+                          open_training_env, resolve_device)
+from locolab.envs.mdp import check_dynamics_cfg
+from locolab.eval.periodic import check_periodic_eval_cfg, periodic_evaluation
+from locolab.models.squashed_gaussian import ActionBoundsError
+from locolab.runners import CheckpointError, read_checkpoint, resolve_checkpoint, trained_agent
+from locolab.runners.build import build_runner
+from locolab.runners.nonfinite import NonFiniteUpdateError
+from locolab.runners.on_policy_runner import TrainingInterrupted
+from locolab.runners.update_precision import check_update_precision
+from locolab.runners.walking_gate import learn_until_walking, play_checks
+from locolab.tasks import AGENT_ENTRY_POINTS, cpu_variant
+from locolab.train_arguments import check_arguments
+
+def training_task(args: argparse.Namespace) -> str:
+    """The task to train: ``--task``, or on a CPU its variant for the agent (unless ``--no_cpu_profile``). Says which
+    in the run's first line."""
+    device = resolve_device(args.device)
+    task = cpu_variant(args.task, args.agent, args.phase) if device == "cpu" and not args.no_cpu_profile else None
+    if task is None:
+        return args.task
+    print(f"[LocoLab] No GPU asked for or visible: training {task}, the CPU variant of {args.task}, with its agent's "
+          "CPU config (sized for 2 cores; --no_cpu_profile trains the task as given)", flush=True)
+    return task
+
+
+def checked_checkpoint(path: str, agent: str, phase: str, tasks: tuple[str, ...] = ()):
+    """The checkpoint file ``path`` names, read once to fail before the environment is built if it is unreadable,
+    was trained by another agent or in another ROA phase, or (``tasks`` given: a resume) on a task not among them
+    (a CheckpointError)."""
+    checkpoint = resolve_checkpoint(path)
+    saved = read_checkpoint(checkpoint)
+    if tasks and saved.get("task") not in (None, *tasks):
+        raise CheckpointError(f"Checkpoint '{checkpoint}' was trained on --task {saved['task']}, not --task "
+                              f"{tasks[-1]}: give --task {saved['task']} (or start a new run without --resume).")
+    saved_agent, saved_phase = trained_agent(saved)
+    if saved_agent != agent:
+        raise CheckpointError(f"Checkpoint '{checkpoint}' was trained with --agent {saved_agent}, not --agent {agent}.")
+    if saved_phase != phase:
+        raise CheckpointError(f"Checkpoint '{checkpoint}' is from ROA phase '{saved_phase}', expected phase '{phase}'.")
+    return checkpoint
+
+
+def configure(args: argparse.Namespace, task: str):
+    """``(env_cfg, agent_cfg, overridden)``: the registered configs with the flags and overrides applied and checked
+    (a ValueError, OverrideError or MissingAssetError names the first problem)."""
+    env_cfg, agent_cfg = load_task_cfgs(task, AGENT_ENTRY_POINTS[(args.agent, args.phase)],
+                                        num_envs=args.num_envs, device=args.device, seed=args.seed)
+    if args.max_iterations is not None:  # exactly N iterations: no walking gate
+        agent_cfg.max_iterations = args.max_iterations
+        if getattr(agent_cfg, "walking_gate", None) is not None:
+            agent_cfg.walking_gate.extra_iterations = 0
+    if args.collector is not None:
+        agent_cfg.collector = args.collector
+    if args.sim_processes is not None:
+        env_cfg.sim_processes = args.sim_processes
+    overridden = apply_overrides(env_cfg, agent_cfg, args.overrides)
+    if "agent.seed" in overridden and "env.seed" not in overridden:
+        env_cfg.seed = agent_cfg.seed
+    if args.agent == "sac":
+        check_sac_cfg(agent_cfg)
+    else:
+        check_update_precision(agent_cfg.update_precision)
+    check_dynamics_cfg(env_cfg)
+    check_physics_engine(env_cfg)
+    check_periodic_eval_cfg(getattr(agent_cfg, "evaluation", None))
+    sim_processes = getattr(env_cfg, "sim_processes", 1)
+    if sim_processes > 1 and env_cfg.sim.device != "cpu":
+        raise ValueError("--sim_processes applies to CPU simulation; on a GPU one process steps every robot.")
+    if sim_processes < 1 or sim_processes > env_cfg.scene.num_envs:
+        raise ValueError(f"--sim_processes must be between 1 and the number of environments "
+                         f"({env_cfg.scene.num_envs}), got {sim_processes}.")
+    check_assets_offline(env_cfg)  # again: an override may name another asset
+    return env_cfg, agent_cfg, overridden
+
+
+def run_dir(log_root: str, experiment: str, run_name: str) -> str:
+    stamp = datetime.now().strftime("%Y-%m-%d_%H-%M-%S")
+    return os.path.abspath(os.path.join(log_root, experiment, f"{stamp}_{run_name}" if run_name else stamp))
+
+
+def train(args: argparse.Namespace) -> int:
+    """Train as ``args`` (train.py's) say; the exit code: 0 done, 2 bad input (one line on stderr), 130 stopped by a
+    signal, 1 a non-finite update."""
+    try:
+        check_arguments(args)
+        task = training_task(args)
+        env_cfg, agent_cfg, overridden = configure(args, task)
+        resume = (checked_checkpoint(args.resume, args.agent, args.phase, (args.task, task))
+                  if args.resume else None)
+        teacher = checked_checkpoint(args.teacher, args.agent, "train") if args.teacher else None
+    except (ValueError, CheckpointError, MissingAssetError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    for key, value in overridden.items():
+        print(f"[LocoLab] Override: {key}={value!r}")
+    agent_cfg.run_name = args.run_name
+    log_dir = run_dir(args.log_root, agent_cfg.experiment_name, args.run_name)
+    env_cfg.log_dir = log_dir
+    with (open_training_env(task, env_cfg, env_cfg.sim_processes, agent_cfg.clip_actions) as env,
+          periodic_evaluation(task, env_cfg, agent_cfg) as evaluator):
+        try:
+            runner = build_runner(env, agent_cfg, log_dir, evaluator)
+        except ActionBoundsError as error:
+            print(f"error: agent.actor.{error}", file=sys.stderr)
+            return 2
+        try:
+            if resume is not None:
+                runner.load(str(resume))
+                print(f"[LocoLab] Resumed from {resume} at iteration {runner.current_learning_iteration}")
+                print(f"[LocoLab] Resumed state: {json.dumps(runner.training_state())}")
+            if teacher is not None:
+                runner.load(str(teacher), load_cfg={"teacher": True})
+                print(f"[LocoLab] Finetuning the student of teacher {teacher}")
+        except CheckpointError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+        dump_yaml(os.path.join(log_dir, "params", "env.yaml"), env_cfg)
+        dump_yaml(os.path.join(log_dir, "params", "agent.yaml"), agent_cfg)
+        print(f"[LocoLab] Training {task} ({type(env_cfg).__name__}, {type(agent_cfg).__name__}) on "
+              f"{env_cfg.sim.device} with {env_cfg.scene.num_envs} envs in {env_cfg.sim_processes} simulation "
+              f"process(es): {log_dir}")
+        gate = getattr(agent_cfg, "walking_gate", None)
+        try:
+            if gate is not None and gate.extra_iterations > 0:
+                # the checks play the task as given (its -Play variant, MuJoCo-Warp), not the training's engine
+                learn_until_walking(runner, agent_cfg.max_iterations, gate,
+                                    play_checks(args.task, env_cfg.sim.device, Path(__file__).resolve().parent),
+                                    init_at_random_ep_len=agent_cfg.init_at_random_ep_len)
+            else:
+                runner.learn(agent_cfg.max_iterations, init_at_random_ep_len=agent_cfg.init_at_random_ep_len)
+        except TrainingInterrupted:
+            return 130
+        except NonFiniteUpdateError as error:
+            print(f"error: {'; '.join([str(error), *getattr(error, '__notes__', [])])}. Lower "
+                  "agent.algorithm.learning_rate or check the task's rewards and observations.", file=sys.stderr)
+            return 1
+    print(f"[LocoLab] Done: {log_dir}")
+    return 0
