@@ -95,3 +95,49 @@ def test_a_disabled_term_has_no_fields_to_set():
 def test_parse_override_returns_key_and_typed_value():
     assert parse_override("agent.algorithm.learning_rate=1e-3") == ("agent.algorithm.learning_rate", 1e-3)
     assert parse_override("env.scene.num_envs=64") == ("env.scene.num_envs", 64)
+
+
+VALID_OVERRIDES = ("env.scene.num_envs=8", "agent.algorithm.learning_rate=3e-4", "env.events.push_robot=null",
+                   "env.commands.base_velocity.ranges.lin_vel_x=[-0.5,0.5]", "env.sim.physics.solver_cfg.iterations=3",
+                   "env.events.dynamics.params.ranges.contact_time_constant=[0.01,0.02]")
+
+
+def isaac_lab_resolved(task: str, overrides: list[str]):
+    from isaaclab_tasks.utils import resolve_task_config
+
+    import locolab.tasks  # noqa: F401  (registers the tasks)
+
+    return resolve_task_config(task, "rsl_rl_cfg_entry_point", overrides=overrides)
+
+
+def test_isaac_labs_own_override_path_and_locolabs_set_the_same_values_on_a_cpu_task():
+    """The -CPU tasks are plain registered configs: Isaac Lab's Hydra path (what ``isaaclab train`` runs) applies the
+    same overrides to them as train.py does, the CPU settings included."""
+    from locolab.envs import load_task_cfgs
+
+    task = "LocoLab-Velocity-Flat-Go2-CPU"
+    stock_env, stock_agent = isaac_lab_resolved(task, list(VALID_OVERRIDES))
+    env_cfg, agent_cfg = load_task_cfgs(task, device="cpu")
+    apply_overrides(env_cfg, agent_cfg, VALID_OVERRIDES)
+    for key in VALID_OVERRIDES:
+        path = key.split("=")[0].split(".")
+        ours, theirs = (env_cfg, agent_cfg)[path[0] == "agent"], (stock_env, stock_agent)[path[0] == "agent"]
+        for name in path[1:]:
+            ours, theirs = (ours[name], theirs[name]) if isinstance(ours, dict) else (getattr(ours, name),
+                                                                                      getattr(theirs, name))
+        assert ours == theirs or list(ours) == list(theirs), key
+    assert stock_env.sim.physics.num_substeps == env_cfg.sim.physics.num_substeps == 1  # the CPU physics
+
+
+def test_why_train_py_checks_overrides_itself_isaac_labs_path_accepts_a_mistyped_key_and_value():
+    """Measured (Isaac Lab 3.0.0): its Hydra path sets an unknown key and a wrongly typed value without a word, to
+    fail later inside the simulation or the algorithm; train.py refuses both before anything is built."""
+    bad = ["env.scene.num_env=8", "agent.algorithm.learning_rate=fast"]
+    stock_env, stock_agent = isaac_lab_resolved("LocoLab-Velocity-Flat-Go2-CPU", bad)
+    assert stock_env.scene.num_env == 8 and stock_agent.algorithm.learning_rate == "fast"
+    from locolab.envs import load_task_cfgs
+
+    env_cfg, agent_cfg = load_task_cfgs("LocoLab-Velocity-Flat-Go2-CPU", device="cpu")
+    for override in bad:
+        with pytest.raises(OverrideError):
+            apply_overrides(env_cfg, agent_cfg, [override])

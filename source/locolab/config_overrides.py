@@ -2,10 +2,12 @@
 
     env.scene.num_envs=256  agent.algorithm.learning_rate=3e-4  env.events.push_robot=null
 
-Isaac Lab applies such overrides inside ``resolve_task_config`` through a Hydra app, before LocoLab's CPU profile
-could run, and an unknown key surfaces as a Hydra traceback. Here they are applied last (after the profile), checked
-key by key against the config objects, and every problem is an :class:`OverrideError` whose message names the key and
-what would be valid, raised before any environment is built. Values use Hydra's own override grammar
+Isaac Lab applies such overrides inside ``resolve_task_config`` through a Hydra app, and LocoLab's tasks (the -CPU
+variants included) resolve there exactly as here (``tests/test_config_overrides.py``). train.py checks them itself
+because Isaac Lab 3.0.0's path sets an unknown key (``env.scene.num_env=8``) and a wrongly typed value
+(``agent.algorithm.learning_rate=fast``) without a word, to fail later inside the simulation or the algorithm. Here
+each key is checked against the config objects, and every problem is an :class:`OverrideError` whose message names
+the key and what would be valid, raised before any environment is built. Values use Hydra's own override grammar
 (``OverridesParser``): numbers, ``true``/``false``, ``null``, quoted strings and ``[lists]``.
 """
 
