@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import pickle
 import re
 from pathlib import Path
 
@@ -52,12 +53,25 @@ def resolve_checkpoint(path: str | os.PathLike) -> Path:
     return path
 
 
+CONVERTER = "scripts/convert_checkpoint.py"
+"""The one place a checkpoint is unpickled with code allowed to run: only when its user names it."""
+
+
 def read_checkpoint(path: str | os.PathLike, map_location: str = "cpu") -> dict:
-    """Load a checkpoint dictionary, turning unreadable files into a :class:`CheckpointError`."""
+    """Load a checkpoint dictionary as data only (``weights_only=True``: tensors, numbers, strings and containers;
+    nothing in the file runs), turning unreadable files and files that need more into a :class:`CheckpointError`.
+
+    LocoLab and rsl_rl write nothing else; rsl_rl's own loader allows any pickle (``weights_only=False``)."""
     try:
-        data = torch.load(path, weights_only=False, map_location=map_location)
+        data = torch.load(path, weights_only=True, map_location=map_location)
     except Exception as error:  # torch raises several types for truncated or foreign files
-        raise CheckpointError(f"Checkpoint '{path}' cannot be read ({type(error).__name__}: {error}).") from error
+        found = re.search(r"GLOBAL ([\w.]+)", str(error)) if isinstance(error, pickle.UnpicklingError) else None
+        if found:
+            raise CheckpointError(f"Checkpoint '{path}' holds a {found.group(1)}, which is not plain data, so it was "
+                                  f"not loaded (nothing in it ran); if you trust the file, convert it once with "
+                                  f"python {CONVERTER} '{path}'.") from None
+        reason = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        raise CheckpointError(f"Checkpoint '{path}' cannot be read ({type(error).__name__}: {reason}).") from None
     if not isinstance(data, dict) or "iter" not in data:
         raise CheckpointError(f"'{path}' is not a LocoLab/rsl_rl checkpoint (no 'iter' entry).")
     return data
