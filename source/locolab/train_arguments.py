@@ -4,6 +4,18 @@ importing Isaac Lab takes."""
 from __future__ import annotations
 
 import argparse
+import re
+from pathlib import Path
+
+PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+"""A folder name that stays where it is put: no separator, no leading dot (so no '..')."""
+
+
+def check_folder_name(value: str, what: str) -> None:
+    """A ValueError unless ``value`` is a plain folder name (``what`` names the flag or setting)."""
+    if not PLAIN_NAME.fullmatch(value):
+        raise ValueError(f"{what} '{value}' must be a plain folder name (letters, digits, '_', '-', '.', not starting "
+                         "with '.'): it names a folder inside the log root, never a path.")
 
 SEED_RANGE = (0, 2**32 - 1)
 """Seeds numpy, torch and Warp accept alike."""
@@ -16,6 +28,10 @@ def check_arguments(args: argparse.Namespace) -> None:
         raise ValueError(f"--max_iterations must be at least 1, got {args.max_iterations}.")
     if args.seed is not None and not SEED_RANGE[0] <= args.seed <= SEED_RANGE[1]:
         raise ValueError(f"--seed must be between {SEED_RANGE[0]} and {SEED_RANGE[1]}, got {args.seed}.")
+    if args.run_name:
+        check_folder_name(args.run_name, "--run_name")
+    if Path(args.log_root).exists() and not Path(args.log_root).is_dir():
+        raise ValueError(f"--log_root '{args.log_root}' is a file: give a folder (it is created when missing).")
     if args.agent != "roa" and (args.phase != "train" or args.teacher):
         raise ValueError("--phase finetune and --teacher belong to --agent roa.")
     if args.collector is not None and args.agent != "sac":

@@ -28,9 +28,10 @@ from locolab.runners.build import build_runner
 from locolab.runners.nonfinite import NonFiniteUpdateError
 from locolab.runners.on_policy_runner import TrainingInterrupted
 from locolab.runners.update_precision import check_update_precision
-from locolab.runners.walking_gate import learn_until_walking, play_checks
+from locolab.eval.walking import play_checks
+from locolab.runners.walking_gate import learn_until_walking
 from locolab.tasks import AGENT_ENTRY_POINTS, cpu_variant
-from locolab.train_arguments import check_arguments
+from locolab.train_arguments import check_arguments, check_folder_name
 
 def training_task(args: argparse.Namespace) -> str:
     """The task to train: ``--task``, or on a CPU its variant for the agent (unless ``--no_cpu_profile``). Says which
@@ -91,6 +92,7 @@ def configure(args: argparse.Namespace, task: str):
         raise ValueError(f"--sim_processes must be between 1 and the number of environments "
                          f"({env_cfg.scene.num_envs}), got {sim_processes}.")
     check_assets_offline(env_cfg)  # again: an override may name another asset
+    check_folder_name(agent_cfg.experiment_name, "agent.experiment_name")
     return env_cfg, agent_cfg, overridden
 
 

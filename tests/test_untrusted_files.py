@@ -1,4 +1,4 @@
-"""Checkpoints load as data: nothing in a file runs, and what cannot load is one line naming what it holds."""
+"""Untrusted files and names stay data: checkpoints load without running anything, names never become paths."""
 
 from __future__ import annotations
 
@@ -100,3 +100,24 @@ def test_the_converter_script_converts_a_trusted_file(tmp_path):
     result = run_script("convert_checkpoint.py", str(path), "--out", str(tmp_path / "clean.pt"))
     assert result.returncode == 0, result.stderr
     assert read_checkpoint(tmp_path / "clean.pt")["infos"]["mean"] == 1.5
+
+
+@pytest.mark.parametrize(("argument", "message"), [
+    (("--run_name", "../escape"), "--run_name '../escape' must be a plain folder name"),
+    (("--run_name", "a/b"), "--run_name 'a/b' must be a plain folder name"),
+    (("--run_name", ".."), "--run_name '..' must be a plain folder name"),
+    (("agent.experiment_name=../../elsewhere",), "agent.experiment_name '../../elsewhere' must be a plain folder"),
+])
+def test_run_and_experiment_names_that_are_paths_are_refused_and_nothing_is_written(tmp_path, argument, message):
+    result = run_main("train.py", "--device", "cpu", "--max_iterations", "1", "--log_root", str(tmp_path / "logs"),
+                      *argument)
+    assert result.returncode == 2 and message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_log_root_that_is_a_file_is_refused(tmp_path):
+    (tmp_path / "logs").write_text("not a folder")
+    result = run_main("train.py", "--device", "cpu", "--log_root", str(tmp_path / "logs"))
+    assert result.returncode == 2 and "--log_root" in result.stderr and "is a file" in result.stderr
+    assert (tmp_path / "logs").read_text() == "not a folder"
