@@ -22,5 +22,5 @@ setup(
         "matplotlib",
         "psutil",
     ],
-    extras_require={"test": ["pytest", "pytest-xdist"]},
+    extras_require={"test": ["pytest", "pytest-xdist", "pytest-timeout"]},
 )
