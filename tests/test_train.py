@@ -106,11 +106,11 @@ def simulation_processes(pid: int, count: int, timeout: float = 60.0) -> list[ps
 
 
 def test_a_signal_during_start_up_stops_at_once_with_one_line_and_leaves_no_simulation_process(tmp_path):
-    # the CPU profile's two simulation processes are building their environments (a minute) when the signal lands.
+    # the -CPU task's two simulation processes are building their environments (a minute) when the signal lands.
     # SIGTERM: a SIGINT sent at this point was lost in 2 of 13 runs (the trainer went on to train; cause not found)
     signum = signal.SIGTERM
     process = start_training(tmp_path)
-    wait_for_line(process, "[LocoLab] CPU training profile")
+    wait_for_line(process, "[LocoLab] No GPU asked for or visible")
     workers = simulation_processes(process.pid, 2)
     time.sleep(1.0)  # past their launch: the trainer waits for them to report
     process.send_signal(signum)
