@@ -3,6 +3,7 @@ builds the training environment's observation and history value for value; sim2s
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import subprocess
@@ -76,6 +77,10 @@ def test_metadata_is_complete_and_agrees_with_the_task_config(exported, roa_runs
     assert meta["checkpoint"]["path"] == str(roa_runs["student"] / "model_1.pt")
     assert meta["checkpoint"]["iteration"] == 1
     assert len(meta["checkpoint"]["sha256"]) == 64
+    # what the runtime checks before use: the ONNX file's hash and the joint limits the targets are clipped to
+    assert meta["onnx_sha256"] == hashlib.sha256((exported["dir"] / "policy.onnx").read_bytes()).hexdigest()
+    spec_limits = [(GO2_SPEC.joint(n[:2], n[3:-6]).lower, GO2_SPEC.joint(n[:2], n[3:-6]).upper) for n in joints]
+    assert [tuple(pair) for pair in meta["joint_pos_limits"]] == [pytest.approx(pair, abs=1e-6) for pair in spec_limits]
     assert all(meta["versions"][package] for package in ("locolab", "torch", "isaaclab", "rsl-rl-lib", "onnxruntime"))
 
 
@@ -180,6 +185,8 @@ def test_sim2sim_drives_the_mujoco_robot_and_reports_finite_numbers(exported, tm
     for key in ("lin_vel_error", "ang_vel_error", "distance", "time_upright"):
         assert isinstance(report[key], float) and math.isfinite(report[key]) and report[key] >= 0, key
     assert isinstance(report["falls"], int) and report["falls"] >= 0
+    assert set(report["interventions"]) == {"nonfinite_observation", "out_of_range_observation", "nonfinite_action",
+                                            "clipped_to_limits", "rate_limited"}  # the safety layer's counts
     assert report["time_upright"] <= 2.0 + 1e-9
     import imageio.v2 as imageio
 

@@ -47,6 +47,8 @@ class Sim2SimResult:
     """Seconds spent not fallen [s]."""
     mean_base_velocity: list[float] = field(default_factory=list)
     """Mean base-frame (vx, vy, yaw rate) while upright."""
+    interventions: dict[str, int] = field(default_factory=dict)
+    """The runtime's safety interventions by kind (:attr:`locolab.deploy.PolicyRuntime.interventions`)."""
 
 
 class MujocoRobot:
@@ -175,4 +177,5 @@ def run_sim2sim(policy: str | Path | PolicyRuntime, mjcf: str | Path, seconds: f
         falls=falls,
         time_upright=upright_steps * period,
         mean_base_velocity=velocities.mean(axis=0).tolist(),
+        interventions=dict(getattr(runtime, "interventions", {})),
     )

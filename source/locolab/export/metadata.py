@@ -69,11 +69,15 @@ def file_sha256(path: Path) -> str:
 
 
 def policy_metadata(env, *, task: str, inputs: dict[str, list[int]], policy: dict, checkpoint: Path,
-                    iteration: int, parity: dict, onnx_file: str, action_clip: float | None,
+                    iteration: int, parity: dict, onnx_file: Path, action_clip: float | None,
                     recurrent: dict | None = None) -> dict:
-    """The ``policy.json`` of a policy trained on ``env`` (the unwrapped Isaac Lab environment); ``action_clip`` is
-    the agent's ``clip_actions`` (applied to the policy's output before the environment sees it); ``recurrent`` the
-    memory of a recurrent policy (:func:`~locolab.export.onnx_policy.recurrent_description`)."""
+    """The ``policy.json`` of a policy trained on ``env`` (the unwrapped Isaac Lab environment); ``onnx_file`` the
+    written ONNX file beside it (its name and sha256 are recorded, so the runtime refuses another file);
+    ``action_clip`` is the agent's ``clip_actions`` (applied to the policy's output before the environment sees it);
+    ``recurrent`` the memory of a recurrent policy (:func:`~locolab.export.onnx_policy.recurrent_description`)."""
+    onnx_file = Path(onnx_file)
+    if not onnx_file.is_file():
+        raise ValueError(f"policy.json describes the written ONNX file: '{onnx_file}' is not one.")
     cfg = env.cfg
     robot = env.scene["robot"]
     joint_names = list(robot.joint_names)
@@ -93,7 +97,8 @@ def policy_metadata(env, *, task: str, inputs: dict[str, list[int]], policy: dic
                    "reset": "filled_with_first_observation"}
     return {
         "format": FORMAT,
-        "onnx": onnx_file,
+        "onnx": onnx_file.name,
+        "onnx_sha256": file_sha256(onnx_file),
         "inputs": inputs,
         "outputs": {"actions": [len(joint_names)]},
         **policy,
@@ -102,6 +107,7 @@ def policy_metadata(env, *, task: str, inputs: dict[str, list[int]], policy: dic
         "joint_names": joint_names,
         "default_joint_pos": robot.data.default_joint_pos.torch[0].tolist(),
         "default_joint_vel": robot.data.default_joint_vel.torch[0].tolist(),
+        "joint_pos_limits": robot.data.joint_pos_limits.torch[0].tolist(),  # the simulated robot's, [lower, upper]
         "action": {
             "type": "joint_position_target",
             "scale": float(action_cfg.scale),
