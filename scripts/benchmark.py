@@ -366,7 +366,7 @@ def main(argv: list[str] | None = None) -> int:
         from locolab.eval.time_to_walk import time_to_walk_of_run
 
         try:
-            report = time_to_walk_of_run(Path(args.run), play_variant(args.task), device, REPO / "scripts",
+            report = time_to_walk_of_run(Path(args.run), play_variant(args.task), device,
                                          args.first_iteration)
         except ValueError as error:
             print(f"error: --run: {error}", file=sys.stderr)

@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 DEFAULT_TASK = "LocoLab-Velocity-Flat-Go2-Play"
 
@@ -74,106 +73,18 @@ def main(argv: list[str] | None = None) -> int:
         if getattr(args, name) < 1:
             print(f"error: --{name} must be at least 1, got {getattr(args, name)}.", file=sys.stderr)
             return 2
-    if args.video:
-        # chooses MUJOCO_GL (osmesa/egl); must precede the environment, whose physics imports mujoco
-        from locolab.render import MujocoVideoRecorder
+    from locolab.envs import MissingAssetError
+    from locolab.eval.play import play
+    from locolab.runners import CheckpointError
 
-    from locolab.envs import (
-        MissingAssetError,
-        fix_velocity_command,
-        keep_observation_noise,
-        load_task_cfgs,
-        noisy_observation_terms,
-        open_env,
-        parse_velocity_command,
-        play_variant,
-    )
-    from locolab.envs.mdp import hold_dynamics, parse_held_dynamics
-    from locolab.runners import (
-        CheckpointError,
-        checkpoint_policy,
-        latest_checkpoint,
-        read_checkpoint,
-        resolve_checkpoint,
-    )
-    from locolab.runners.build import load_policy
-    from locolab.tasks import AGENT_ENTRY_POINTS
-
-    task = play_variant(args.task)
-    if task != args.task:
-        print(f"[LocoLab] Playing {task} (the play variant of {args.task})")
     try:
-        checkpoint = resolve_checkpoint(args.checkpoint) if args.checkpoint else latest_checkpoint(args.run)
-        saved = read_checkpoint(checkpoint)  # fail before the environment is built
-        agent, phase, policy_name = checkpoint_policy(saved, args.policy)
-        command = parse_velocity_command(args.command) if args.command is not None else None
-        held = parse_held_dynamics(args.dynamics)
-        env_cfg, agent_cfg = load_task_cfgs(task, AGENT_ENTRY_POINTS[(agent, phase)], num_envs=args.num_envs,
-                                            device=args.device, seed=args.seed)
-        if command is not None:
-            fix_velocity_command(env_cfg, command)
-        if args.observation_noise:
-            keep_observation_noise(env_cfg)
+        summary = play(args.task, checkpoint=args.checkpoint, run=args.run, device=args.device, policy=args.policy,
+                       num_envs=args.num_envs, steps=args.steps, seed=args.seed,
+                       video_length=args.video_length if args.video else None, video_path=args.video_path,
+                       dynamics=args.dynamics, observation_noise=args.observation_noise, command=args.command)
     except (ValueError, CheckpointError, MissingAssetError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    iteration = saved["iter"]
-    checkpoint = checkpoint.resolve()
-    video_path = None
-    if args.video:
-        video_path = Path(args.video_path or checkpoint.parent / "videos" / f"play_{iteration}.mp4").resolve()
-    total_steps = max(args.steps, args.video_length) if args.video else args.steps
-
-    from locolab.assets import ensure_robot_files
-    from locolab.eval.evaluate import evaluate_policy, play_summary
-    from locolab.envs.metrics import DYNAMICS_METRICS
-
-    with open_env(task, env_cfg) as env:
-        unwrapped = env.unwrapped
-        try:
-            runner, policy = load_policy(env, agent_cfg, checkpoint, policy_name)
-            if held:
-                hold_dynamics(unwrapped, held)  # a value the simulator cannot take is a ValueError
-        except (CheckpointError, ValueError) as error:
-            print(f"error: {error}", file=sys.stderr)
-            return 2
-        num_envs = unwrapped.num_envs
-        print(f"[LocoLab] Playing {checkpoint} (iteration {iteration}, {agent} {policy_name}) on {task}, "
-              f"{agent_cfg.device}, {num_envs} envs, {total_steps} steps")
-        capture = None
-        if video_path is not None:
-            recorder = MujocoVideoRecorder(ensure_robot_files().mjcf, fps=1.0 / unwrapped.step_dt)
-
-            def capture() -> None:
-                if len(recorder.frames) < args.video_length:
-                    recorder.capture(unwrapped, env_id=0)
-                    if len(recorder.frames) == args.video_length:
-                        recorder.save(video_path)
-                        recorder.close()
-                        print(f"[LocoLab] Video: {video_path} ({args.video_length} frames)")
-
-        evaluation = evaluate_policy(runner.env, policy, total_steps, alg=runner.alg, log_episodes=True,
-                                     record_steps=True, before_step=capture)
-        noisy_observations = noisy_observation_terms(env)
-    summary = play_summary(evaluation, total_steps)
-    for number, episode in enumerate(evaluation.episodes(), start=1):
-        end = "cut" if episode["cut"] else "fall" if episode["fall"] else "time_out" if episode["time_out"] \
-            else "terminated"
-        robot = "".join(f", {name} {episode[name]:.3f}" for name in DYNAMICS_METRICS if name in episode)
-        print(f"[LocoLab] episode {number} (env {int(episode['env'])}): {int(episode['length'])} steps, return "
-              f"{episode['return']:.3f}, lin_vel_error {episode['lin_vel_error']:.3f} m/s, ang_vel_error "
-              f"{episode['ang_vel_error']:.3f} rad/s, end: {end}{robot}")
-    summary.update({
-        "command": list(command) if command is not None else None,
-        "dynamics": held,
-        "noisy_observations": noisy_observations,
-        "num_envs": num_envs,
-        "task": task,
-        "agent": agent,
-        "policy": policy_name,
-        "checkpoint": str(checkpoint),
-        "video": str(video_path) if video_path is not None else None,
-    })
     print(json.dumps(summary))
     return 0
 

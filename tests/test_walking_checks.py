@@ -134,15 +134,19 @@ def test_ctrl_c_during_time_to_walk_stops_training_and_still_returns_the_report(
     assert report["train_command"][0] == str(trainer) and report["cores_used"] >= 0.0
 
 
-def test_an_evaluation_plays_at_low_priority_on_one_thread(tmp_path):
-    """Beside a training run, evaluations must not take the cores from the trainer's two-thread update."""
-    from locolab.eval.time_to_walk import EVALUATION_NICENESS, play_summary
+def priority_and_threads() -> dict:
+    """What an evaluation process runs at (called in that process)."""
+    import torch
 
-    (tmp_path / "play.py").write_text(
-        "import json, os\n"
-        "print(json.dumps({'nice': os.nice(0), 'threads': os.environ.get('OMP_NUM_THREADS')}))\n")
-    summary = play_summary(tmp_path / "model_0.pt", (0.5, 0.0, 0.0), "task", "cpu", tmp_path)
-    assert summary == {"nice": os.nice(0) + EVALUATION_NICENESS, "threads": "1"}
+    return {"nice": os.nice(0), "threads": os.environ.get("OMP_NUM_THREADS"), "torch_threads": torch.get_num_threads()}
+
+
+def test_an_evaluation_plays_at_low_priority_on_one_thread():
+    """Beside a training run, evaluations must not take the cores from the trainer's two-thread update."""
+    from locolab.eval.walking import EVALUATION_NICENESS, in_evaluation_process
+
+    summary = in_evaluation_process(priority_and_threads)
+    assert summary == {"nice": os.nice(0) + EVALUATION_NICENESS, "threads": "1", "torch_threads": 1}
 
 
 def fake_plays(monkeypatch, failing: set[str]) -> list[tuple[str, float, float]]:
@@ -151,12 +155,12 @@ def fake_plays(monkeypatch, failing: set[str]) -> list[tuple[str, float, float]]
     import threading
     import time
 
-    import locolab.eval.time_to_walk as ttw
+    import locolab.eval.walking as walking
 
     plays, lock = [], threading.Lock()
     names = {check.command: check.name for check in WALKING_CHECKS}
 
-    def play(checkpoint, command, task, device, scripts, seed):
+    def play(checkpoint, command, task, device, seed):
         start = time.monotonic()
         time.sleep(0.3)
         with lock:
@@ -164,15 +168,15 @@ def fake_plays(monkeypatch, failing: set[str]) -> list[tuple[str, float, float]]
         fails = names[command] in failing
         return summary(mean_forward_velocity=0.0 if fails else 0.5, mean_ang_vel_error=0.5 if fails else 0.0)
 
-    monkeypatch.setattr(ttw, "play_summary", play)
+    monkeypatch.setattr(walking, "play_summary", play)
     return plays
 
 
 def test_checks_play_one_at_a_time_and_stop_at_the_first_failure(monkeypatch):
-    from locolab.eval.time_to_walk import evaluate_walking
+    from locolab.eval.walking import evaluate_walking
 
     plays = fake_plays(monkeypatch, failing={"turn"})
-    walked, results = evaluate_walking(Path("model_9.pt"), "Play", "cpu", Path("scripts"))
+    walked, results = evaluate_walking(Path("model_9.pt"), "Play", "cpu")
     assert not walked and [r["check"] for r in results] == ["forward", "turn"]  # standing is never played
     assert results[0]["failures"] == [] and results[1]["failures"] == ["turn: mean_ang_vel_error 0.5 not <= 0.3"]
     assert plays[0][2] <= plays[1][1]  # the second play starts after the first has ended
@@ -180,16 +184,16 @@ def test_checks_play_one_at_a_time_and_stop_at_the_first_failure(monkeypatch):
 
 def test_checks_play_together_in_groups_and_stop_after_the_group_with_a_failure(monkeypatch):
     """Two at a time (train.py's gate on 2 cores): forward and turning play together, standing only after both pass."""
-    from locolab.eval.time_to_walk import evaluate_walking
+    from locolab.eval.walking import evaluate_walking
 
     plays = fake_plays(monkeypatch, failing={"forward"})
-    walked, results = evaluate_walking(Path("model_9.pt"), "Play", "cpu", Path("scripts"), plays_at_once=2)
+    walked, results = evaluate_walking(Path("model_9.pt"), "Play", "cpu", plays_at_once=2)
     assert not walked and [r["check"] for r in results] == ["forward", "turn"]
     assert results[0]["failures"] and results[1]["failures"] == []
     assert max(start for _, start, _ in plays) < min(end for _, _, end in plays)  # they overlapped
 
     plays = fake_plays(monkeypatch, failing=set())
-    walked, results = evaluate_walking(Path("model_9.pt"), "Play", "cpu", Path("scripts"), plays_at_once=2)
+    walked, results = evaluate_walking(Path("model_9.pt"), "Play", "cpu", plays_at_once=2)
     assert walked and [r["check"] for r in results] == ["forward", "turn", "stand"]
     stand = next(play for play in plays if play[0] == "stand")
     assert all(end <= stand[1] for name, _, end in plays if name != "stand")
@@ -224,12 +228,12 @@ def test_time_to_walk_of_a_finished_run_plays_its_checkpoints_in_order_until_one
     fake_finished_run(run, (0, 20, 40, 60, 80, 85), seconds_per_iteration=1.2, iterations=86)
     played = []
 
-    def walks_from_60(checkpoint, task, device, scripts, seed=0):
+    def walks_from_60(checkpoint, task, device, seed=0):
         played.append(checkpoint.name)
         return checkpoint.name in ("model_60.pt", "model_80.pt"), [{"check": "forward"}]
 
     monkeypatch.setattr(ttw, "evaluate_walking", walks_from_60)
-    report = ttw.time_to_walk_of_run(run, "Play", "cpu", tmp_path, first_iteration=20)
+    report = ttw.time_to_walk_of_run(run, "Play", "cpu", first_iteration=20)
     assert played == ["model_20.pt", "model_40.pt", "model_60.pt"]
     assert report["walked"] is True and report["iteration"] == 60 and report["checkpoint"] == str(run / "model_60.pt")
     assert report["samples_to_walk"] == 61 * 4096 * 24
@@ -243,7 +247,7 @@ def test_time_to_walk_of_a_run_that_never_walks_plays_every_checkpoint(tmp_path,
     run = tmp_path / "run"
     fake_finished_run(run, (0, 20, 21), seconds_per_iteration=1.0, iterations=21)  # 21: saved on SIGINT, not logged
     monkeypatch.setattr(ttw, "evaluate_walking", lambda *args, **kwargs: (False, []))
-    report = ttw.time_to_walk_of_run(run, "Play", "cpu", tmp_path)
+    report = ttw.time_to_walk_of_run(run, "Play", "cpu")
     assert report["walked"] is False and "minutes_to_walk" not in report
     assert [e["iteration"] for e in report["evaluations"]] == [0, 20, 21]
     assert report["evaluations"][-1]["minutes"] == report["evaluations"][-2]["minutes"]  # the last logged minute

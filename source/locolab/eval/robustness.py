@@ -12,6 +12,12 @@ import csv
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from locolab.envs import load_task_cfgs, open_env, play_variant
+from locolab.runners import read_checkpoint
+from locolab.runners.build import load_policy
+
+from .evaluate import evaluate_policy
+from .policy import checkpoint_agent, checkpoint_cfgs
 from .report import write_report
 from .sweeps import GridPoint, apply_grid, plan_grid, prepare_env_cfg, read_back, sweep_infos
 
@@ -29,13 +35,11 @@ class PolicyToEvaluate:
 def policies_to_evaluate(checkpoints: list[Path], requested: str | None) -> tuple[str, list[PolicyToEvaluate]]:
     """The training task shared by ``checkpoints`` and the policies they hold; a ValueError when the tasks differ or
     a policy choice does not apply (checked before any environment is built)."""
-    from locolab.runners import checkpoint_policy, read_checkpoint
-
     tasks, chosen = {}, []
     for path in checkpoints:
         saved = read_checkpoint(path)
         tasks[path] = saved.get("task")
-        agent, phase, default = checkpoint_policy(saved, requested)
+        agent, phase, default = checkpoint_agent(saved, requested)
         names = [default] if agent != "roa" or requested or phase == "train" else ["teacher", "student"]
         chosen += [PolicyToEvaluate(path, agent, phase, name, f"{agent} {name}") for name in names]
     if len(set(tasks.values())) > 1:
@@ -56,11 +60,6 @@ def evaluate_robustness(checkpoints: list[Path], sweeps: list[str], episodes: in
                         grids: dict | None = None, step_csv: bool = False) -> Path:
     """Evaluate the checkpoints' policies over ``sweeps`` and write ``out_dir``'s results.csv, plots and report.md
     (and with ``step_csv`` one row per env per step in ``out_dir/steps/``); returns the report's path."""
-    from locolab.envs import load_task_cfgs, open_env, play_variant
-    from locolab.eval.evaluate import evaluate_policy
-    from locolab.runners.build import load_policy
-    from locolab.tasks import AGENT_ENTRY_POINTS
-
     train_task, chosen = policies_to_evaluate(checkpoints, policy)
     train_cfg, _ = load_task_cfgs(train_task, device=device)
     infos = sweep_infos(train_cfg)
@@ -73,7 +72,7 @@ def evaluate_robustness(checkpoints: list[Path], sweeps: list[str], episodes: in
         unwrapped = env.unwrapped
         steps = int(env.unwrapped.max_episode_length) if seconds is None else round(seconds / unwrapped.step_dt)
         for choice in chosen:
-            _, agent_cfg = load_task_cfgs(task, AGENT_ENTRY_POINTS[(choice.agent, choice.phase)], device=device)
+            _, agent_cfg = checkpoint_cfgs(task, choice.agent, choice.phase, device)
             runner, actor = load_policy(env, agent_cfg, choice.checkpoint, choice.policy)
             apply_grid(unwrapped, points)
             print(f"[LocoLab] Evaluating {choice.label} ({choice.checkpoint}) on {len(points)} grid points x "

@@ -1,17 +1,17 @@
 """Time to walking: train, evaluate each checkpoint as it is written, stop at the first one that walks.
 
 Training runs as ``scripts/train.py`` in a subprocess; whenever it writes a newer ``model_<it>.pt`` the newest one is
-played under the fixed commands of :data:`locolab.eval.walking.WALKING_CHECKS` (``scripts/play.py --command``, each in
-its own process, stopping at the first check it fails). The wall-clock minutes are those from the start of the
-training process to the checkpoint's write; evaluation runs beside training, at low priority on one thread, and is
+played under the fixed commands of :data:`locolab.eval.walking.WALKING_CHECKS` (a ``play.py --command`` play each in
+its own process, :func:`locolab.eval.walking.evaluate_walking`, stopping at the first check it fails). The wall-clock
+minutes are those from the start of the training process to the checkpoint's write; evaluation runs beside training, at low priority on one thread, and is
 not counted. When a checkpoint walks, training is stopped with SIGINT (it saves and exits). The report's
 ``cores_used`` is the training process tree's CPU time (trainer and simulation processes, not the evaluations) over
 its wall time, sampled at each poll: 1.0 is one core busy. Ctrl-C (SIGINT) stops training the same way and still
 returns the report so far, marked ``interrupted``. On flat ground a CPU training without ``--max_iterations`` has
 train.py's walking gate (:mod:`locolab.runners.walking_gate`): past its planned iterations it pauses to play its own
 checks, and those pauses count in the minutes (and its plays in ``cores_used``), as they do for a user. The caller
-names the folder holding ``train.py`` and ``play.py`` (they are scripts of the checkout, not part of the installed
-package); they run with the checkout as working folder.
+names the folder holding ``train.py`` (a script of the checkout, not part of the installed package); it runs with the
+checkout as working folder.
 
 :func:`time_to_walk_of_run` measures a run that has already finished, e.g. one trained on a lent GPU whose device time
 is too short to play checkpoints beside training: its checkpoints are played in order with the same checks, and the
@@ -22,77 +22,19 @@ start-up before training is not counted, unlike the live measurement).
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import psutil
 import yaml
 
-from .walking import PLAY_NUM_ENVS, PLAY_SECONDS, WALKING_CHECKS, WalkingCheck
+from .walking import evaluate_walking
 
 CHECKPOINT_PATTERN = re.compile(r"model_(\d+)\.pt$")
-EVALUATION_NICENESS = 10
-"""An evaluation runs at this lower CPU priority, on one torch thread, so that it takes the cores only when
-training leaves them idle. Measured on 2 cores: while a default-priority evaluation ran beside a training run, the
-trainer's two-thread update took 2.3-13.5 s instead of 0.83 s, and a rollout took 5.9 s instead of 3.1 s."""
-GAIT_METRICS = ("touchdown_rate", "diagonal_contact_agreement", "lateral_contact_agreement")
-"""Reported beside each check: whether the mean action trots or shuffles (locolab.envs.metrics)."""
-
-
-def play_summary(checkpoint: Path, command: tuple[float, float, float], task: str, device: str, scripts: Path,
-                 seed: int = 0) -> dict:
-    """The JSON summary of ``play.py --command`` on ``checkpoint`` (16 envs, 20 s), played at low priority
-    (:data:`EVALUATION_NICENESS`)."""
-    control_dt = 0.02
-    steps = round(PLAY_SECONDS / control_dt)
-    result = subprocess.run(
-        [sys.executable, str(scripts / "play.py"), "--checkpoint", str(checkpoint), "--task", task,
-         "--device", device, "--num_envs", str(PLAY_NUM_ENVS), "--steps", str(steps), "--seed", str(seed),
-         "--command", *(str(c) for c in command)],
-        cwd=scripts.parent, capture_output=True, text=True, timeout=1800,
-        env={**os.environ, "OMP_NUM_THREADS": "1"}, preexec_fn=lambda: os.nice(EVALUATION_NICENESS),
-    )
-    if result.returncode != 0:
-        raise RuntimeError(f"play.py failed on {checkpoint} (exit {result.returncode}):\n{result.stderr[-2000:]}")
-    for line in reversed(result.stdout.strip().splitlines()):
-        if line.startswith("{"):
-            return json.loads(line)
-    raise RuntimeError(f"play.py printed no summary for {checkpoint}")
-
-
-def evaluate_walking(checkpoint: Path, task: str, device: str, scripts: Path, seed: int = 0,
-                     plays_at_once: int = 1) -> tuple[bool, list[dict]]:
-    """Play ``checkpoint`` under the walking checks (play seed ``seed``), ``plays_at_once`` checks at a time, each in
-    its own process, in their order; stop after the first group with a failure.
-
-    One at a time beside a training run; train.py's gate, where training stands still while it plays, runs one per
-    core: each play's physics runs on one thread (Warp's CPU kernels), so on 2 cores forward and turning play together
-    (the gate's three plays on a walking checkpoint: 196 s against 246 s one at a time; a play's start-up is not all
-    one thread)."""
-    results = []
-    for first in range(0, len(WALKING_CHECKS), plays_at_once):
-        group = WALKING_CHECKS[first:first + plays_at_once]
-        with ThreadPoolExecutor(len(group)) as pool:
-            summaries = list(pool.map(lambda check: play_summary(checkpoint, check.command, task, device, scripts,
-                                                                 seed), group))
-        results += [check_result(check, summary) for check, summary in zip(group, summaries)]
-        if any(result["failures"] for result in results):
-            return False, results
-    return True, results
-
-
-def check_result(check: WalkingCheck, summary: dict) -> dict:
-    """One check's verdict with the play summary's figures it was judged on and the gait it played."""
-    return {"check": check.name, "command": list(check.command), "failures": check.failures(summary),
-            **{key: summary.get(key) for key in ("mean_forward_velocity", "mean_speed", "mean_lin_vel_error",
-                                                  "mean_ang_vel_error", "falls")},
-            **{key: summary.get("metrics", {}).get(key) for key in GAIT_METRICS}}
 
 
 def samples_per_iteration(run_dir: Path) -> int:
@@ -126,7 +68,7 @@ def training_minutes(run_dir: Path, tag: str = "Perf/total_fps") -> dict[int, fl
     return {event.step: (event.wall_time - start) / 60.0 for event in accumulator.Scalars(tag)}
 
 
-def time_to_walk_of_run(run_dir: Path, play_task: str, device: str, scripts: Path, first_iteration: int = 0) -> dict:
+def time_to_walk_of_run(run_dir: Path, play_task: str, device: str, first_iteration: int = 0) -> dict:
     """Play a finished run's checkpoints from ``first_iteration`` on, in order, under the walking checks; stop at the
     first that walks. Minutes are training time (:func:`training_minutes`); a checkpoint with no logged iteration (one
     saved on an interrupt after the last log) gets the last logged minute."""
@@ -141,16 +83,16 @@ def time_to_walk_of_run(run_dir: Path, play_task: str, device: str, scripts: Pat
               "walked": False, "evaluations": []}
     for iteration, checkpoint in checkpoints:
         if evaluate_into(report, iteration, checkpoint, minutes.get(iteration, minutes[max(minutes)]),
-                         (iteration + 1) * per_iteration, play_task, device, scripts):
+                         (iteration + 1) * per_iteration, play_task, device):
             break
     return report
 
 
 def evaluate_into(report: dict, iteration: int, checkpoint: Path, minutes: float, samples: int, play_task: str,
-                  device: str, scripts: Path) -> bool:
+                  device: str) -> bool:
     """Play ``checkpoint`` under the walking checks, append (and print) its evaluation to ``report``, and when it
     walks record it as the report's result; returns whether it walked."""
-    walked, results = evaluate_walking(checkpoint, play_task, device, scripts)
+    walked, results = evaluate_walking(checkpoint, play_task, device)
     report["evaluations"].append({"iteration": iteration, "minutes": round(minutes, 2), "samples": samples,
                                   "walked": walked, "checks": results})
     print(json.dumps(report["evaluations"][-1]), flush=True)
@@ -224,7 +166,7 @@ def _watch(process: subprocess.Popen, report: dict, start: float, log_root: Path
             evaluated = iteration
             minutes = (checkpoint.stat().st_mtime - start) / 60.0
             samples = (iteration + 1) * samples_per_iteration(runs[-1])
-            if evaluate_into(report, iteration, checkpoint, minutes, samples, play_task, device, scripts):
+            if evaluate_into(report, iteration, checkpoint, minutes, samples, play_task, device):
                 report["run"] = str(runs[-1])
                 return
             continue

@@ -1,12 +1,26 @@
-"""When a policy walks: the fixed-command checks of the CPU-walking milestone, in one place.
+"""When a policy walks: the fixed-command checks of the CPU-walking milestone, in one place, and playing a checkpoint
+under them.
 
-Each check is a ``play.py --command VX VY WZ`` run on a ``-Play`` task (no pushes, no noise) and a condition on its
-JSON summary. ``benchmark.py --time_to_walk`` and the README use these; tests read them rather than restating numbers.
+Each check is a play (:func:`locolab.eval.play.play`, what ``play.py --command VX VY WZ`` runs) on a ``-Play`` task
+(no pushes, no noise) and a condition on its summary. train.py's walking gate (:mod:`locolab.runners.walking_gate`),
+``benchmark.py --time_to_walk`` and the README use these; tests read them rather than restating numbers. Each play runs
+in a fresh process of its own (Isaac Lab runs one simulation per process), at low priority on one thread.
 """
 
 from __future__ import annotations
 
+import multiprocessing
+import os
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from locolab.envs import play_variant
+
+from .play import play
 
 PLAY_NUM_ENVS = 16
 PLAY_SECONDS = 20.0
@@ -50,3 +64,75 @@ WALKING_CHECKS = (
     WalkingCheck("stand", (0.0, 0.0, 0.0), max_mean_speed=0.1),
 )
 """Forward at 0.5 m/s, turning at 1 rad/s and standing still, 16 environments for 20 s, no falls."""
+
+EVALUATION_NICENESS = 10
+"""An evaluation runs at this lower CPU priority, on one torch thread, so that it takes the cores only when
+training leaves them idle. Measured on 2 cores: while a default-priority evaluation ran beside a training run, the
+trainer's two-thread update took 2.3-13.5 s instead of 0.83 s, and a rollout took 5.9 s instead of 3.1 s."""
+GAIT_METRICS = ("touchdown_rate", "diagonal_contact_agreement", "lateral_contact_agreement")
+"""Reported beside each check: whether the mean action trots or shuffles (locolab.envs.metrics)."""
+CONTROL_DT = 0.02
+"""The tasks' control period [s]: a check plays ``PLAY_SECONDS / CONTROL_DT`` steps."""
+
+
+def _evaluation_process() -> None:
+    """A play's process: low priority, one thread, its printing (the play's and Isaac Lab's) discarded."""
+    os.nice(EVALUATION_NICENESS)
+    os.environ["OMP_NUM_THREADS"] = "1"
+    torch.set_num_threads(1)
+    silent = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(silent, 1)
+    os.dup2(silent, 2)
+
+
+def in_evaluation_process(function: Callable, *args, **kwargs):
+    """``function(*args, **kwargs)`` in a fresh process (:func:`_evaluation_process`); its result, or its exception."""
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
+                             initializer=_evaluation_process) as pool:
+        return pool.submit(function, *args, **kwargs).result()
+
+
+def play_summary(checkpoint: Path, command: tuple[float, float, float], task: str, device: str,
+                 seed: int = 0) -> dict:
+    """The summary of playing ``checkpoint`` under ``command`` (16 envs, 20 s) in its own evaluation process."""
+    return in_evaluation_process(play, task, checkpoint=checkpoint, device=device, num_envs=PLAY_NUM_ENVS,
+                                 steps=round(PLAY_SECONDS / CONTROL_DT), seed=seed,
+                                 command=[str(c) for c in command], echo=None)
+
+
+def evaluate_walking(checkpoint: Path, task: str, device: str, seed: int = 0,
+                     plays_at_once: int = 1) -> tuple[bool, list[dict]]:
+    """Play ``checkpoint`` under the walking checks (play seed ``seed``), ``plays_at_once`` checks at a time, each in
+    its own process, in their order; stop after the first group with a failure.
+
+    One at a time beside a training run; train.py's gate, where training stands still while it plays, runs one per
+    core: each play's physics runs on one thread (Warp's CPU kernels), so on 2 cores forward and turning play together
+    (the gate's three plays on a walking checkpoint: 196 s against 246 s one at a time; a play's start-up is not all
+    one thread)."""
+    results = []
+    for first in range(0, len(WALKING_CHECKS), plays_at_once):
+        group = WALKING_CHECKS[first:first + plays_at_once]
+        with ThreadPoolExecutor(len(group)) as pool:
+            summaries = list(pool.map(lambda check: play_summary(checkpoint, check.command, task, device, seed),
+                                      group))
+        results += [check_result(check, summary) for check, summary in zip(group, summaries)]
+        if any(result["failures"] for result in results):
+            return False, results
+    return True, results
+
+
+def check_result(check: WalkingCheck, summary: dict) -> dict:
+    """One check's verdict with the play summary's figures it was judged on and the gait it played."""
+    return {"check": check.name, "command": list(check.command), "failures": check.failures(summary),
+            **{key: summary.get(key) for key in ("mean_forward_velocity", "mean_speed", "mean_lin_vel_error",
+                                                  "mean_ang_vel_error", "falls")},
+            **{key: summary.get("metrics", {}).get(key) for key in GAIT_METRICS}}
+
+
+def play_checks(task: str, device: str, scripts: Path | None = None) -> Callable[[Path, int], tuple[bool, list[dict]]]:
+    """The walking checks on ``task``'s ``-Play`` variant as train.py's walking gate plays them, one play per core
+    (training stands still meanwhile). ``scripts`` is not read (the plays are library calls); train.py still passes
+    it."""
+    play_task = play_variant(task)
+    return lambda checkpoint, seed: evaluate_walking(checkpoint, play_task, device, seed,
+                                                     plays_at_once=os.cpu_count() or 1)

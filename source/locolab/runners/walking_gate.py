@@ -4,8 +4,9 @@ while it fails them, more training in chunks, each chunk's last checkpoint check
 Why: the CPU recipe does not walk in every run (two ``make train`` runs of 2026-11-28 ended at 0.28 and 0.39 m/s under
 a 0.5 m/s command), and a user who runs ``make train`` should end with a walking policy, training as long as that
 takes.
-The checks are :data:`locolab.eval.walking.WALKING_CHECKS`, played by ``play.py --command`` exactly as the README's
-checks are, but with another play seed (:attr:`WalkingGateCfg.play_seed`): the README's checks (play seed 0) stay a
+The checks are :data:`locolab.eval.walking.WALKING_CHECKS`, played by the caller's ``evaluate`` (train.py passes
+:func:`locolab.eval.walking.play_checks`: ``play.py --command``'s plays) exactly as the README's checks are, but with
+another play seed (:attr:`WalkingGateCfg.play_seed`): the README's checks (play seed 0) stay a
 measurement on robots, commands and initial states the gate did not select on.
 
 This extends rsl_rl's runner from outside its loop: each chunk is one more ``learn`` call that continues the iteration
@@ -15,7 +16,6 @@ count, optimizer, normalisers and schedules, as a resume does. Training stands s
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -56,14 +56,3 @@ def learn_until_walking(runner, iterations: int, cfg: WalkingGateCfg, evaluate: 
             return report
         runner.current_learning_iteration = iteration + 1
         runner.learn(min(cfg.chunk, last_allowed - iteration))
-
-
-def play_checks(task: str, device: str, scripts: Path) -> Evaluate:
-    """The walking checks as ``scripts/play.py`` plays them on ``task``'s ``-Play`` variant, one play per core (training
-    stands still meanwhile)."""
-    from locolab.envs import play_variant
-    from locolab.eval.time_to_walk import evaluate_walking
-
-    play_task = play_variant(task)
-    return lambda checkpoint, seed: evaluate_walking(checkpoint, play_task, device, scripts, seed,
-                                                     plays_at_once=os.cpu_count() or 1)
