@@ -1,36 +1,8 @@
-"""Throughput of a LocoLab task, in env-steps/s, printed as one JSON object (last line of stdout).
+"""Throughput of a LocoLab task, in env-steps/s, printed as one JSON object (last line of stdout); or, with
+--time_to_walk, the minutes and samples to the first checkpoint that walks.
 
     python scripts/benchmark.py --task LocoLab-Velocity-Flat-Go2 --num_envs 64 --device cpu
-
-Measures, in one run so that ratios compare like with like on a shared machine:
-- ``sim_random_actions_steps_per_s``: the environment alone, uniform random actions (after a warm-up);
-- ``sim_nonfinite_guard_overhead_percent``: extra time per env step of the non-finite guard (NaN/Inf checks of
-  state, rewards and observations), from alternating bare and guarded blocks in one process: an upper bound of its
-  cost to training, whose iterations also spend time learning;
-- ``train_steps_per_s``: full PPO iterations through ``scripts/train.py``;
-- ``roa_train_steps_per_s`` and ``roa_finetune_steps_per_s``: PPO-ROA's two phases through ``scripts/train.py``
-  (finetune starts from a 2-iteration teacher trained first, not timed);
-- ``ppo_rnn_train_steps_per_s``: recurrent PPO (``--agent ppo_rnn``, a GRU actor) through ``scripts/train.py``;
-- ``sac_sync_train_steps_per_s`` and ``sac_async_train_steps_per_s``: SAC (``--agent sac``) with each collector,
-  updating from the first iteration on (``learning_starts=0``), so the time of its gradient steps is counted. The
-  asynchronous collector fills its queue while the trainer starts, so its first iterations take chunks
-  collected before the clock ran (``warmup_iterations``); they are dropped too, and the run is that much longer;
-- ``stock_train_steps_per_s``: the stock ``isaaclab train`` (rsl_rl backend) with the task's PPO agent;
-- ``sim_physics_share``: the share of the environment's random-action step spent in the physics
-  (``SimulationContext.step``), the rest being Isaac Lab's managers, actuators and sensors;
-- on a CPU, ``sim_profile_mujoco_warp_steps_per_s``: the profile's physics stepped by MuJoCo-Warp instead of the
-  profile's engine, MuJoCo C (``env.physics_engine``, locolab.envs.mujoco_c), and ``sim_mujoco_c_vs_mujoco_warp_ratio``;
-- on a CPU, ``sim_mujoco_c_steps_per_s`` (every core) and ``sim_mujoco_c_one_thread_steps_per_s``: the same robot,
-  PD gains, physics step and random actions in MuJoCo's C engine alone, with no Isaac Lab around it
-  (locolab.eval.mujoco_c_throughput), against the environment's ``sim_random_actions_steps_per_s`` (one process,
-  one core): the ceiling of a training step's physics;
-and their ratios. Every trainer logs rsl_rl's ``Perf/total_fps`` to TensorBoard; the first iteration (warm-up) is
-dropped and the rest averaged. With ``--repeats R`` the trainers' order reverses every repeat (ABCD, DCBA, ...) and
-the means are taken over all runs. On a CPU, ``train.py`` applies the CPU training profile (locolab.cpu_profile) and
-the stock trainer keeps Isaac Lab's physics, so ``train_vs_stock_ratio`` is the profile's speed-up; the random-action
-simulation is timed under both physics settings (``sim_random_actions_steps_per_s`` with the profile's,
-``sim_stock_physics_steps_per_s`` with the task's), and ``*_cores_used`` is each trainer's CPU time over its wall
-time (1.0 = one core busy).
+The figures (random-action simulation, each trainer's training steps, their ratios): locolab.bench.throughput.
 
     # one physics setting against the profile's: run twice, with and without the override
     python scripts/benchmark.py --num_envs 256 --trainers none --sim_override env.sim.physics.solver_cfg.solver=cg
@@ -38,11 +10,9 @@ time (1.0 = one core busy).
     python scripts/benchmark.py --time_to_walk --max_minutes 180            # minutes and samples to walking, PPO
     python scripts/benchmark.py --time_to_walk --train_args "--agent roa"   # the PPO-ROA teacher
 
-``--time_to_walk`` trains instead (locolab.eval.time_to_walk): every checkpoint, as it is written, is played under the
-fixed commands of locolab.eval.walking; the JSON reports the wall-clock minutes and samples to the first that walks.
-With ``--run`` it trains nothing: a finished run's checkpoints (e.g. from a lent GPU, played here on the CPU) are
-played in order from ``--first_iteration``, and the minutes are its training time, read from its TensorBoard events.
-
+``--time_to_walk`` trains instead (locolab.bench.time_to_walk): every checkpoint, as it is written, is played under the
+fixed commands of locolab.eval.walking. With ``--run`` it trains nothing: a finished run's checkpoints are played in
+order from ``--first_iteration``, the minutes read from its TensorBoard events:
     python scripts/benchmark.py --time_to_walk --device cpu --run logs/gpu_h200/locolab_go2_flat/<run> \
         --first_iteration 200
 """
@@ -51,27 +21,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import resource
 import shlex
-import shutil
-import statistics
-import subprocess
 import sys
-import tempfile
-import time
-from collections.abc import Callable
-from importlib.metadata import version
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-FPS_TAG = "Perf/total_fps"
-TRAINERS = ("train", "ppo_rnn_train", "roa_train", "sac_sync_train", "sac_async_train", "roa_finetune", "stock_train")
-"""The trainers ``--trainers`` chooses from (``sac_async_train`` on a CPU only)."""
-SIM_PHYSICS = ("profile", "profile_mujoco_warp", "stock")
-"""The random-action simulation's physics: the CPU profile's, the same stepped by MuJoCo-Warp, the task's."""
-TRAINER_TIMEOUT_S = 3600
-"""A trainer run that takes longer is reported as stalled (e.g. waiting on the network)."""
+from locolab.bench.launcher import TRAINERS
+
+SCRIPTS = Path(__file__).resolve().parent
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -86,18 +42,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--trainers", type=trainer_names, default=TRAINERS, help="comma-separated trainers to "
                         f"time (default: all: {','.join(TRAINERS)}; none: the simulation only); "
                         "train_vs_stock_ratio needs train and stock_train")
-    parser.add_argument("--sim_override", action="append", default=[], metavar="KEY=VALUE", help="an override of the "
-                        "profile-physics random-action simulation (repeatable), e.g. "
-                        "env.sim.physics.solver_cfg.integrator=euler; the JSON lists them as sim_overrides")
+    parser.add_argument("--sim_override", action="append", default=[], metavar="KEY=VALUE", help="an override of "
+                        "the profile-physics random-action simulation (repeatable; the JSON's sim_overrides)")
     parser.add_argument("--time_to_walk", action="store_true", help="train until a checkpoint walks (see above)")
     parser.add_argument("--max_minutes", type=float, default=180.0, help="--time_to_walk: give up after this long")
     parser.add_argument("--train_args", default="", help="--time_to_walk: more train.py arguments, one string")
     parser.add_argument("--log_root", default="logs/time_to_walk", help="--time_to_walk: where the run goes")
-    parser.add_argument("--run", default=None, help="--time_to_walk: a finished run directory to measure instead of "
-                        "training one")
-    parser.add_argument("--first_iteration", type=int, default=0, help="--time_to_walk --run: skip the checkpoints "
-                        "before this iteration")
-    parser.add_argument("--sim_only", choices=SIM_PHYSICS, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--run", default=None, help="--time_to_walk: a finished run to measure instead of training")
+    parser.add_argument("--first_iteration", type=int, default=0, help="--run: skip checkpoints before this iteration")
     return parser.parse_args(argv)
 
 
@@ -113,309 +65,47 @@ def trainer_names(text: str) -> tuple[str, ...]:
     return names
 
 
-def sim_cfgs(task: str, num_envs: int, device: str, cpu_profile: bool = True, overrides: list[str] = ()):
-    """The configs the random-action simulation runs: the task's, with the CPU profile on a CPU unless
-    ``cpu_profile`` is False, then ``overrides`` (an OverrideError names a bad one; a ValueError a bad engine)."""
-    from locolab.config_overrides import apply_overrides
-    from locolab.cpu_profile import CpuProfileCfg, apply_cpu_profile
-    from locolab.envs import check_physics_engine, load_task_cfgs
-
-    env_cfg, agent_cfg = load_task_cfgs(task, num_envs=num_envs, device=device, seed=0)
-    if cpu_profile and device == "cpu":
-        apply_cpu_profile(env_cfg, agent_cfg, CpuProfileCfg(), num_envs_given=True)
-    apply_overrides(env_cfg, agent_cfg, overrides)
-    check_physics_engine(env_cfg)
-    return env_cfg, agent_cfg
-
-
-def sim_steps_per_s(task: str, num_envs: int, device: str, steps: int, warmup: int = 10,
-                    cpu_profile: bool = True, blocks: int = 4, overrides: list[str] = ()) -> dict[str, float]:
-    """Env-steps/s of the environment stepped with uniform random actions in [-1, 1] (``sim_cfgs``' configs), bare
-    and behind the non-finite guard (locolab.envs.nonfinite_guard), in alternating blocks of ``steps / blocks`` steps
-    each; also the share of the bare steps' time spent in the physics (``SimulationContext.step``: Newton's collision,
-    solver and state exchange), the rest being Isaac Lab's managers, actuators and sensors."""
-    import torch
-    from isaaclab_rl.rsl_rl import RslRlVecEnvWrapper
-
-    from locolab.envs import open_env
-    from locolab.envs.nonfinite_guard import NonFiniteGuard
-
-    env_cfg, _ = sim_cfgs(task, num_envs, device, cpu_profile, overrides)
-    with open_env(task, env_cfg) as env, torch.inference_mode():
-        bare = RslRlVecEnvWrapper(env)
-        guarded = NonFiniteGuard(bare)
-        bare.reset()
-        sim, physics_step = env.unwrapped.sim, env.unwrapped.sim.step
-        seconds = {"bare": 0.0, "guarded": 0.0, "physics": 0.0}
-
-        def timed_physics_step(*args, **kwargs):
-            start = time.perf_counter()
-            try:
-                return physics_step(*args, **kwargs)
-            finally:
-                seconds["physics"] += time.perf_counter() - start
-
-        block = max(1, steps // blocks)
-        for index in range(-1, 2 * blocks):  # block -1: warm-up
-            name = "guarded" if index % 2 else "bare"
-            sim.step = timed_physics_step if index >= 0 and name == "bare" else physics_step
-            start = time.perf_counter()
-            for _ in range(warmup if index < 0 else block):
-                (guarded if name == "guarded" else bare).step(2 * torch.rand(num_envs, bare.num_actions,
-                                                                             device=device) - 1)
-            if index >= 0:
-                seconds[name] += time.perf_counter() - start
-        sim.step = physics_step
-    return {"steps_per_s": block * blocks * num_envs / seconds["bare"],
-            "guarded_steps_per_s": block * blocks * num_envs / seconds["guarded"],
-            "physics_share": seconds["physics"] / seconds["bare"]}
-
-
-def sim_in_subprocess(args: argparse.Namespace, device: str, physics: str) -> dict:
-    """``sim_steps_per_s`` in a fresh process with one of :data:`SIM_PHYSICS`."""
-    command = [sys.executable, str(Path(__file__).resolve()), "--task", args.task, "--num_envs", str(args.num_envs),
-               "--device", device, "--sim_steps", str(args.sim_steps), "--sim_only", physics]
-    if physics != "stock":
-        command += [f"--sim_override={override}" for override in args.sim_override]
-    if physics == "profile_mujoco_warp":
-        command += ["--sim_override=env.physics_engine=mujoco_warp"]
-    result = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=TRAINER_TIMEOUT_S)
-    if result.returncode != 0:
-        raise RuntimeError(f"random-action simulation ({physics} physics) failed:\n{_tail(result.stderr)}")
-    return json.loads(result.stdout.strip().splitlines()[-1])
-
-
-def mujoco_c_figures(args: argparse.Namespace) -> dict[str, float]:
-    """MuJoCo C's random-action env-steps/s at the profile's physics step, integrator, PD gains and action scale, on
-    one thread and on every core."""
-    from locolab.eval.mujoco_c_throughput import mujoco_c_steps_per_s
-
-    env_cfg, _ = sim_cfgs(args.task, args.num_envs, "cpu")
-    legs, solver = env_cfg.scene.robot.actuators["base_legs"], env_cfg.sim.physics.solver_cfg
-    substeps = env_cfg.sim.physics.num_substeps
-    settings = dict(num_envs=args.num_envs, steps=args.sim_steps, stiffness=float(legs.stiffness),
-                    damping=float(legs.damping), physics_dt=env_cfg.sim.dt / substeps,
-                    decimation=env_cfg.decimation * substeps,
-                    action_scale=float(env_cfg.actions.joint_pos.scale), integrator=solver.integrator,
-                    tolerance=solver.tolerance)
-    return {"sim_mujoco_c_one_thread_steps_per_s": mujoco_c_steps_per_s(threads=1, **settings),
-            "sim_mujoco_c_steps_per_s": mujoco_c_steps_per_s(threads=os.cpu_count() or 1, **settings)}
-
-
-def fps_after_warmup(log_dir: Path, warmup: int = 1) -> list[float]:
-    """``Perf/total_fps`` of every iteration after the first ``warmup``, from the run's TensorBoard events."""
-    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
-
-    events = list(log_dir.rglob("events.out.tfevents.*"))
-    if not events:
-        raise RuntimeError(f"no TensorBoard events under {log_dir}")
-    accumulator = EventAccumulator(str(events[0].parent)).Reload()
-    if FPS_TAG not in accumulator.Tags()["scalars"]:
-        raise RuntimeError(f"no '{FPS_TAG}' scalars in {events[0]}")
-    values = [event.value for event in accumulator.Scalars(FPS_TAG)[warmup:]]
-    if not values:
-        raise RuntimeError(f"'{FPS_TAG}' in {events[0]} has no iteration after the warm-up one")
-    return values
-
-
-def run_trainer(command: list[str], cwd: Path, env: dict | None = None,
-                timeout: float = TRAINER_TIMEOUT_S) -> tuple[float, float]:
-    """Run one trainer subprocess; returns its wall time and CPU time (user + system, its children included).
-    Raises with the output tails on failure or timeout."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    try:
-        result = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired as error:
-        raise RuntimeError(f"{' '.join(command)} did not finish in {timeout:.0f} s:\n{_tail(error.stderr)}") from None
-    if result.returncode != 0:
-        raise RuntimeError(
-            f"{' '.join(command)} failed (exit code {result.returncode}):\n"
-            f"--- stderr (tail) ---\n{_tail(result.stderr)}\n--- stdout (tail) ---\n{_tail(result.stdout, 1000)}"
-        )
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-
-
-def _tail(text: str | bytes | None, chars: int = 3000) -> str:
-    if isinstance(text, bytes):
-        text = text.decode(errors="replace")
-    return (text or "")[-chars:]
-
-
-def train_command(args: argparse.Namespace, device: str, run_root: Path, *agent: str,
-                  warmup: int = 1) -> list[str]:
-    """LocoLab's ``scripts/train.py`` on the benchmark's settings, logging under ``run_root`` (``warmup``: iterations
-    dropped, so ``--iterations - 1`` are measured)."""
-    iterations = args.iterations + warmup - 1
-    return [sys.executable, str(REPO / "scripts" / "train.py"), "--task", args.task, "--num_envs", str(args.num_envs),
-            "--device", device, "--max_iterations", str(iterations), "--seed", "0", "--log_root", str(run_root),
-            *agent]
-
-
-def stock_train_command(args: argparse.Namespace, device: str) -> list[str]:
-    """The stock ``isaaclab train`` (rsl_rl backend); it logs to ./logs/rsl_rl/... of its working directory.
-
-    ``--device`` moves only the simulator there; ``agent.device=`` (a Hydra override, kept because the callback
-    returns None) moves the agent.
-    """
-    program = Path(sys.executable).with_name("isaaclab")
-    if not program.exists():
-        found = shutil.which("isaaclab")
-        # where Isaac Lab is installed into a --target folder (no console script), its module runs the same CLI
-        launcher = [found] if found else [sys.executable, "-m", "isaaclab"]
-    else:
-        launcher = [str(program)]
-    return [*launcher, "train", "--rl_library", "rsl_rl", "--task", args.task,
-            "--num_envs", str(args.num_envs), "--device", device, "--max_iterations", str(args.iterations), "--seed",
-            "0", "--external_callback", "locolab.tasks.register", f"agent.device={device}"]
-
-
-def warmup_iterations(trainer: str) -> int:
-    """Iterations of ``trainer`` dropped before its steps/s are averaged: the first; for the asynchronous SAC trainer
-    also the chunks its collector queues ahead (the agent's ``async_queue_size``) and the one it has in progress,
-    collected before the trainer's clock ran (counted, they made 4 iterations read 6303 steps/s; drained, 2962)."""
-    if trainer != "sac_async_train":
-        return 1
-    from locolab.algorithms.sac_cfg import SacRunnerCfg
-
-    return 1 + SacRunnerCfg().async_queue_size + 1
-
-
-def trainer_commands(args: argparse.Namespace, device: str,
-                     teacher: Path | None) -> dict[str, Callable[[Path], list[str]]]:
-    """Measured trainers by report name: each maps a run root to the command that trains there (those of
-    ``--trainers``)."""
-    commands = {
-        "train": lambda root: train_command(args, device, root),
-        "ppo_rnn_train": lambda root: train_command(args, device, root, "--agent", "ppo_rnn"),
-        "roa_train": lambda root: train_command(args, device, root, "--agent", "roa"),
-        **{f"sac_{collector}_train": lambda root, collector=collector: train_command(
-            args, device, root, "--agent", "sac", "--collector", collector, "agent.algorithm.learning_starts=0",
-            warmup=warmup_iterations(f"sac_{collector}_train"))
-           for collector in (("sync", "async") if device == "cpu" else ("sync",))},
-        "roa_finetune": lambda root: train_command(args, device, root, "--agent", "roa", "--phase", "finetune",
-                                                   "--teacher", str(teacher)),
-        "stock_train": lambda root: stock_train_command(args, device),
-    }
-    return {name: command for name, command in commands.items() if name in args.trainers}
-
-
-def trainer_steps_per_s(args: argparse.Namespace, device: str) -> dict[str, float]:
-    """Each trainer's mean ``Perf/total_fps`` after warm-up and mean wall time, the order reversed every repeat."""
-    from locolab.assets import ASSET_ROOT
-
-    # the stock entry point resolves Isaac Lab's asset root before our callback imports locolab: hand it over
-    env = dict(os.environ, ISAACSIM_ASSET_ROOT=str(ASSET_ROOT))
-    with tempfile.TemporaryDirectory(prefix="locolab_bench_") as tmp:
-        teacher = None
-        if "roa_finetune" in args.trainers:
-            teacher_root = Path(tmp) / "teacher"
-            teacher_args = argparse.Namespace(**{**vars(args), "iterations": 2})
-            run_trainer(train_command(teacher_args, device, teacher_root, "--agent", "roa"), REPO)
-            (teacher,) = (run.parent for run in teacher_root.glob("*/*/params"))
-        commands = trainer_commands(args, device, teacher)
-        fps = {name: [] for name in commands}
-        wall = {name: [] for name in commands}
-        cpu = {name: [] for name in commands}
-        for repeat in range(args.repeats):
-            for name in list(commands)[:: 1 if repeat % 2 == 0 else -1]:
-                run_root = Path(tmp) / f"{name}_{repeat}"
-                run_root.mkdir()
-                wall_s, cpu_s = run_trainer(commands[name](run_root), run_root, env)
-                wall[name].append(wall_s)
-                cpu[name].append(cpu_s)
-                fps[name] += fps_after_warmup(run_root, warmup_iterations(name))
-    result = {}
-    for name in commands:
-        result[f"{name}_steps_per_s"] = statistics.fmean(fps[name])
-        result[f"{name}_wall_s"] = statistics.fmean(wall[name])
-        result[f"{name}_cores_used"] = sum(cpu[name]) / sum(wall[name])
-    return result
-
-
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    if args.iterations < 2:
-        print("error: --iterations must be at least 2 (the first is dropped as warm-up).", file=sys.stderr)
-        return 2
-    if args.repeats < 1 or args.sim_steps < 1 or args.num_envs < 1:
-        print("error: --repeats, --sim_steps and --num_envs must be at least 1.", file=sys.stderr)
-        return 2
+    if problem := ("--iterations must be at least 2 (the first is dropped as warm-up)." if args.iterations < 2 else
+                   "--repeats, --sim_steps and --num_envs must be at least 1."
+                   if min(args.repeats, args.sim_steps, args.num_envs) < 1 else
+                   "--run names a finished run for --time_to_walk; add --time_to_walk."
+                   if args.run and not args.time_to_walk else None):
+        return _error(problem, 2)
+    from locolab.bench.throughput import sim_cfgs, throughput
+    from locolab.bench.time_to_walk import time_to_walk, time_to_walk_of_run
     from locolab.envs import play_variant, resolve_device
 
     try:
         device = resolve_device(args.device)
     except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    if args.sim_only:
-        return _emit(sim_steps_per_s(args.task, args.num_envs, device, args.sim_steps,
-                                     cpu_profile=args.sim_only != "stock", overrides=args.sim_override), None)
+        return _error(error, 2)
     if args.sim_override:
         try:
             sim_cfgs(args.task, args.num_envs, device, overrides=args.sim_override)  # fail before anything runs
         except ValueError as error:  # an OverrideError, or a bad physics engine
-            print(f"error: --sim_override: {error}", file=sys.stderr)
-            return 2
-    if args.run and not args.time_to_walk:
-        print("error: --run names a finished run for --time_to_walk; add --time_to_walk.", file=sys.stderr)
-        return 2
+            return _error(f"--sim_override: {error}", 2)
     if args.time_to_walk and args.run:
-        from locolab.eval.time_to_walk import time_to_walk_of_run
-
         try:
-            report = time_to_walk_of_run(Path(args.run), play_variant(args.task), device,
-                                         args.first_iteration)
+            report = time_to_walk_of_run(Path(args.run), play_variant(args.task), device, args.first_iteration)
         except ValueError as error:
-            print(f"error: --run: {error}", file=sys.stderr)
-            return 2
+            return _error(f"--run: {error}", 2)
         return _emit({"task": args.task, "device": device, **report}, args.output)
     if args.time_to_walk:
-        from locolab.eval.time_to_walk import time_to_walk
-
         train_args = ["--task", args.task, *shlex.split(args.train_args)]
-        report = {"task": args.task, "device": device,
-                  **time_to_walk(train_args, Path(args.log_root), play_variant(args.task), device, args.max_minutes,
-                                   scripts=REPO / "scripts")}
-        return _emit(report, args.output)
-    result = {"task": args.task, "num_envs": args.num_envs, "device": device, "iterations": args.iterations,
-              "repeats": args.repeats, "torch": version("torch"), "isaaclab": version("isaaclab"),
-              "rsl_rl": version("rsl-rl-lib"), "sim_overrides": args.sim_override}
+        return _emit({"task": args.task, "device": device, **time_to_walk(
+            train_args, Path(args.log_root), play_variant(args.task), device, args.max_minutes, scripts=SCRIPTS)},
+            args.output)
     try:
-        # one environment per process: each owns the process's simulation context
-        profile = sim_in_subprocess(args, device, "profile")
-        result["sim_random_actions_steps_per_s"] = profile["steps_per_s"]
-        result["sim_physics_share"] = profile["physics_share"]
-        result["sim_nonfinite_guard_overhead_percent"] = 100.0 * (profile["steps_per_s"]
-                                                                 / profile["guarded_steps_per_s"] - 1.0)
-        # the profile's physics applies on a CPU only: elsewhere both are the task's
-        result["sim_stock_physics_steps_per_s"] = (sim_in_subprocess(args, device, "stock")["steps_per_s"]
-                                                   if device == "cpu" else profile["steps_per_s"])
-        if device == "cpu":
-            result["sim_profile_mujoco_warp_steps_per_s"] = sim_in_subprocess(args, device,
-                                                                              "profile_mujoco_warp")["steps_per_s"]
-            result["sim_mujoco_c_vs_mujoco_warp_ratio"] = (result["sim_random_actions_steps_per_s"]
-                                                           / result["sim_profile_mujoco_warp_steps_per_s"])
-            result.update(mujoco_c_figures(args))
-            result["sim_mujoco_c_one_thread_vs_profile_ratio"] = (result["sim_mujoco_c_one_thread_steps_per_s"]
-                                                                  / result["sim_random_actions_steps_per_s"])
-        if args.trainers:
-            result.update(trainer_steps_per_s(args, device))
+        return _emit(throughput(args, device, SCRIPTS), args.output)
     except (RuntimeError, ValueError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
-    if {"train", "stock_train"} <= set(args.trainers):
-        result["train_vs_stock_ratio"] = result["train_steps_per_s"] / result["stock_train_steps_per_s"]
-    for phase in ("ppo_rnn_train", "roa_train", "roa_finetune", "sac_sync_train", "sac_async_train"):
-        if f"{phase}_steps_per_s" in result and "train_steps_per_s" in result:
-            result[f"{phase}_vs_ppo_ratio"] = result[f"{phase}_steps_per_s"] / result["train_steps_per_s"]
-    if {"sac_async_train_steps_per_s", "sac_sync_train_steps_per_s"} <= set(result):
-        result["sac_async_vs_sync_ratio"] = result["sac_async_train_steps_per_s"] / result["sac_sync_train_steps_per_s"]
-    result["sim_profile_vs_stock_physics_ratio"] = (result["sim_random_actions_steps_per_s"]
-                                                    / result["sim_stock_physics_steps_per_s"])
-    return _emit(result, args.output)
+        return _error(error, 1)
+
+
+def _error(message, code: int) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return code
 
 
 def _emit(result: dict, output: str | None) -> int:

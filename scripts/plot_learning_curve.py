@@ -15,7 +15,8 @@ import argparse
 import json
 import sys
 
-from locolab.eval.learning_curve import TRACKING_ERROR_TAG, first_below, plot_learning_curves, read_scalar
+from locolab.bench.tensorboard import read_scalar
+from locolab.eval.learning_curve import TRACKING_ERROR_TAG, first_below, plot_learning_curves
 
 
 def main(argv: list[str] | None = None) -> int:

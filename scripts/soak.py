@@ -1,4 +1,4 @@
-"""Soak benchmark: train for a long time and record memory, open files and iteration time (locolab.soak).
+"""Soak benchmark: train for a long time and record memory, open files and iteration time (locolab.bench.soak).
 
     python scripts/soak.py --minutes 120 --out soak.json -- --seed 1          # train.py with these arguments
     python scripts/soak.py --attach <pid> --run_dir logs/<exp>/<run> --minutes 60 --out soak.json
@@ -14,15 +14,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
-import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-RUN_DIR_LINE = re.compile(r"^\[LocoLab\] Training .* envs: (.+)$")
+SCRIPTS = Path(__file__).resolve().parent
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -41,36 +36,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def wait_for_run_dir(log: Path, process: subprocess.Popen, timeout_s: float = 900.0) -> Path:
-    start = time.monotonic()
-    while time.monotonic() - start < timeout_s:
-        for line in log.read_text().splitlines():
-            if match := RUN_DIR_LINE.match(line):
-                return Path(match.group(1))
-        if process.poll() is not None:
-            raise RuntimeError(f"train.py exited ({process.returncode}) before training; see {log}")
-        time.sleep(2.0)
-    raise RuntimeError(f"train.py did not start training within {timeout_s:.0f} s; see {log}")
-
-
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    from locolab.soak import soak
+    from locolab.bench.soak import soak, soak_training
 
     if args.attach is not None:
         report = soak(args.attach, args.run_dir, args.minutes * 60.0, args.sample_s, args.out)
     else:
-        log = args.out.with_suffix(".train.log")
-        with log.open("w") as output:
-            process = subprocess.Popen([sys.executable, str(REPO / "scripts" / "train.py"), *args.train_args],
-                                       cwd=REPO, stdout=output, stderr=subprocess.STDOUT)
-        try:
-            run_dir = wait_for_run_dir(log, process)
-            report = soak(process.pid, run_dir, args.minutes * 60.0, args.sample_s, args.out)
-        finally:
-            if process.poll() is None:
-                process.send_signal(signal.SIGINT)
-                process.wait(timeout=600)
+        report = soak_training(SCRIPTS, args.train_args, args.minutes * 60.0, args.sample_s, args.out)
     print(json.dumps({key: value for key, value in report.items() if key != "samples"}))
     return 0
 

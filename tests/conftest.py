@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from locolab.bench.launcher import run_dirs, train_command  # noqa: F401  (run_dirs: for the tests)
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -108,8 +110,8 @@ def last_json(stdout: str) -> dict:
 
 def start_training(tmp_path, *extra: str) -> subprocess.Popen:
     """train.py in the background (8 envs, up to 1000 iterations, logs under ``tmp_path``), output on a pipe."""
-    command = [sys.executable, str(REPO / "scripts" / "train.py"), "--device", "cpu", "--num_envs", "8",
-               "--max_iterations", "1000", "--log_root", str(tmp_path), *extra]
+    command = train_command(REPO / "scripts", "--device", "cpu", "--num_envs", "8", "--max_iterations", "1000",
+                            "--log_root", str(tmp_path), *extra)
     return subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
@@ -121,11 +123,6 @@ def wait_for_line(process: subprocess.Popen, text: str) -> list[str]:
         if text in line:
             return lines
     raise AssertionError("".join(lines[-50:]))
-
-
-def run_dirs(log_root: Path) -> list[Path]:
-    """Run directories under a log root, oldest first."""
-    return sorted(p.parent for p in log_root.glob("*/*/params"))
 
 
 SMALL_SAC_SETTINGS = ("--agent", "sac", "agent.algorithm.learning_starts=64", "agent.algorithm.batch_size=64",

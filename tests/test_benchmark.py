@@ -16,6 +16,7 @@ from conftest import last_json, load_script, run_script, script_path
 from locolab.cpu_profile import CpuProfileCfg
 
 pytestmark = pytest.mark.slow
+SCRIPTS = script_path("train.py").parent
 
 MEASURED = (
     "sim_random_actions_steps_per_s",
@@ -86,19 +87,21 @@ def test_benchmark_reports_an_unknown_task_and_exits_non_zero():
 def test_a_trainers_cpu_time_counts_the_processes_it_starts(tmp_path):
     """cores_used must see the simulation processes' CPU, not the trainer's alone: CPU time, so the machine's load
     does not change the figure (comparing two trainers' cores_used did, under the test suite's second worker)."""
-    benchmark = load_script("benchmark.py")
+    from locolab.bench.throughput import run_trainer
+
     burn = "import time\nwhile time.process_time() < 0.5: pass"
     parent = [sys.executable, "-c",
               f"import subprocess, sys; subprocess.run([sys.executable, '-c', {burn!r}], check=True)"]
-    _, cpu_s = benchmark.run_trainer(parent, tmp_path)
+    _, cpu_s = run_trainer(parent, tmp_path)
     assert cpu_s >= 0.5
 
 
 def test_a_failing_trainer_subprocess_is_reported_with_its_stderr_tail(tmp_path):
-    benchmark = load_script("benchmark.py")
+    from locolab.bench.throughput import run_trainer
+
     failing = [sys.executable, "-c", "import sys; print('x' * 5000, file=sys.stderr); sys.exit('trainer broke')"]
     with pytest.raises(RuntimeError, match="exit code 1") as raised:
-        benchmark.run_trainer(failing, tmp_path)
+        run_trainer(failing, tmp_path)
     assert "trainer broke" in str(raised.value)
 
 
@@ -106,13 +109,13 @@ def test_the_async_trainer_is_timed_after_its_queue_is_drained(tmp_path):
     """Its collector fills the queue while the trainer starts: those chunks cost the clock nothing, so they are not
     counted, and the run is longer by as many iterations (the same number measured as every other trainer)."""
     from locolab.algorithms.sac_cfg import SacRunnerCfg
+    from locolab.bench.throughput import trainer_commands, warmup_iterations
 
-    benchmark = load_script("benchmark.py")
-    args = benchmark.parse_args(["--iterations", "4"])
-    commands = benchmark.trainer_commands(args, "cpu", tmp_path / "teacher")
+    args = load_script("benchmark.py").parse_args(["--iterations", "4"])
+    commands = trainer_commands(args, "cpu", tmp_path / "teacher", SCRIPTS)
     argv = {name: command(tmp_path) for name, command in commands.items() if name != "stock_train"}
     iterations = {name: int(args[args.index("--max_iterations") + 1]) for name, args in argv.items()}
-    warmup = benchmark.warmup_iterations("sac_async_train")
+    warmup = warmup_iterations("sac_async_train")
     assert warmup == 1 + SacRunnerCfg().async_queue_size + 1  # first iteration, queued chunks, the one in progress
     assert iterations["sac_async_train"] - warmup == iterations["train"] - 1 == 3
     assert iterations["sac_sync_train"] == iterations["train"] == 4
@@ -121,26 +124,30 @@ def test_the_async_trainer_is_timed_after_its_queue_is_drained(tmp_path):
 def test_trainers_chooses_which_trainers_are_timed(tmp_path):
     """``--trainers train,stock_train`` times PPO and the stock trainer only (a GPU's short benchmark); the PPO-ROA
     teacher that roa_finetune needs is then not trained."""
+    from locolab.bench.throughput import trainer_commands
+
     benchmark = load_script("benchmark.py")
     args = benchmark.parse_args(["--trainers", "train,stock_train"])
-    assert list(benchmark.trainer_commands(args, "cuda", None)) == ["train", "stock_train"]
+    assert list(trainer_commands(args, "cuda", None, SCRIPTS)) == ["train", "stock_train"]
     # by default every trainer the benchmark knows is timed: TRAINERS names each command, none more
-    every = benchmark.trainer_commands(benchmark.parse_args([]), "cpu", tmp_path / "teacher")
+    every = trainer_commands(benchmark.parse_args([]), "cpu", tmp_path / "teacher", SCRIPTS)
     assert tuple(every) == benchmark.TRAINERS
 
 
 def test_every_trainers_command_is_one_train_py_accepts(tmp_path):
     """The command lines the end-to-end run does not train: each is a train.py run of the benchmark's iterations
     (plus the async collector's queued chunks) whose arguments train.py's own checks accept."""
+    from locolab.bench.throughput import trainer_commands, warmup_iterations
+
     benchmark = load_script("benchmark.py")
     train = load_script("train.py")
-    commands = benchmark.trainer_commands(benchmark.parse_args(["--iterations", "3"]), "cpu", tmp_path / "teacher")
+    commands = trainer_commands(benchmark.parse_args(["--iterations", "3"]), "cpu", tmp_path / "teacher", SCRIPTS)
     argvs = {name: command(tmp_path) for name, command in commands.items() if name != "stock_train"}
     parsed = {name: train.parse_args(argv[2:]) for name, argv in argvs.items()}
     for name, args in parsed.items():
         assert argvs[name][1] == str(script_path("train.py")), name
         train.check_arguments(args)
-        assert args.max_iterations == 3 + benchmark.warmup_iterations(name) - 1, name
+        assert args.max_iterations == 3 + warmup_iterations(name) - 1, name
     assert {name: (args.agent, args.phase, args.collector) for name, args in parsed.items()} == {
         "train": ("ppo", "train", None), "ppo_rnn_train": ("ppo_rnn", "train", None),
         "roa_train": ("roa", "train", None), "roa_finetune": ("roa", "finetune", None),
@@ -154,9 +161,10 @@ def test_an_unknown_trainer_name_is_refused():
 
 def test_the_random_action_simulation_takes_physics_overrides_on_top_of_the_profile():
     """``--trainers none --sim_override KEY=VALUE``: one physics setting timed against the profile's."""
-    benchmark = load_script("benchmark.py")
-    assert benchmark.parse_args(["--trainers", "none"]).trainers == ()
-    env_cfg, _ = benchmark.sim_cfgs("LocoLab-Velocity-Flat-Go2", 8, "cpu",
+    from locolab.bench.throughput import sim_cfgs
+
+    assert load_script("benchmark.py").parse_args(["--trainers", "none"]).trainers == ()
+    env_cfg, _ = sim_cfgs("LocoLab-Velocity-Flat-Go2", 8, "cpu",
                                     overrides=["env.sim.physics.solver_cfg.integrator=euler"])
     assert env_cfg.sim.physics.solver_cfg.integrator == "euler"
     assert env_cfg.sim.physics.num_substeps == CpuProfileCfg().num_substeps  # the profile is still applied

@@ -9,7 +9,8 @@ from torch.utils.tensorboard import SummaryWriter
 
 from conftest import run_script
 
-from locolab.eval.learning_curve import first_below, read_scalar, smoothed
+from locolab.bench.tensorboard import read_scalar
+from locolab.eval.learning_curve import first_below, smoothed
 
 TAG = "Metrics/base_velocity/error_vel_xy"
 

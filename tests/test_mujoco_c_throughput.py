@@ -12,7 +12,7 @@ import pytest
 from mujoco import rollout
 
 from locolab.assets import GO2_SPEC
-from locolab.eval.mujoco_c_throughput import (BASE_HEIGHT, default_targets, mujoco_c_steps_per_s,
+from locolab.bench.mujoco_c_throughput import (BASE_HEIGHT, default_targets, mujoco_c_steps_per_s,
                                               position_servo_model)
 
 STIFFNESS, DAMPING, PHYSICS_DT = 50.0, 1.0, 0.005

@@ -31,7 +31,7 @@ def test_a_training_run_that_finished_is_not_sampled_as_alive(tmp_path):
     import subprocess
     import time
 
-    from locolab.soak import sample_processes, soak
+    from locolab.bench.soak import sample_processes, soak
 
     finished = subprocess.Popen(["true"])
     time.sleep(0.5)  # exited, not reaped: a zombie

@@ -43,7 +43,7 @@ def test_a_missing_value_fails_rather_than_passes():
 def test_time_to_walk_reads_the_newest_checkpoint_and_the_samples_per_iteration(tmp_path):
     import yaml
 
-    from locolab.eval.time_to_walk import newest_checkpoint, samples_per_iteration
+    from locolab.bench.time_to_walk import newest_checkpoint, samples_per_iteration
 
     assert newest_checkpoint(tmp_path) is None
     for iteration in (0, 25, 100, 50):
@@ -68,7 +68,7 @@ def test_time_to_walk_counts_the_cpu_time_of_the_whole_training_process_tree():
 
     import psutil
 
-    from locolab.eval.time_to_walk import tree_cpu_seconds
+    from locolab.bench.processes import tree_cpu_seconds
 
     spin = SPIN_0_6_S + "time.sleep(30)"
     parent = subprocess.Popen([sys.executable, "-c", f"import subprocess, sys, time\n"
@@ -91,7 +91,7 @@ def test_time_to_walk_keeps_counting_a_child_process_after_it_has_exited():
     import subprocess
     import sys
 
-    from locolab.eval.time_to_walk import tree_cpu_seconds
+    from locolab.bench.processes import tree_cpu_seconds
 
     parent = subprocess.Popen([sys.executable, "-c", f"import subprocess, sys, time\n"
                                f"subprocess.run([sys.executable, '-c', {SPIN_0_6_S!r}])\n"
@@ -110,7 +110,7 @@ def test_ctrl_c_during_time_to_walk_stops_training_and_still_returns_the_report(
     evaluated: the trainer gets SIGINT, and the report comes back marked interrupted, with its CPU figure."""
     import yaml
 
-    import locolab.eval.time_to_walk as ttw
+    import locolab.bench.time_to_walk as ttw
 
     trainer = tmp_path / "repo" / "scripts" / "train.py"
     trainer.parent.mkdir(parents=True)
@@ -222,7 +222,7 @@ def fake_finished_run(run_dir, checkpoints: tuple[int, ...], seconds_per_iterati
 def test_time_to_walk_of_a_finished_run_plays_its_checkpoints_in_order_until_one_walks(tmp_path, monkeypatch):
     """A run trained elsewhere (a lent GPU) is measured afterwards: checkpoints from --first_iteration on, in order;
     the minutes are its training time from the TensorBoard events, the samples (iteration + 1) x envs x steps."""
-    import locolab.eval.time_to_walk as ttw
+    import locolab.bench.time_to_walk as ttw
 
     run = tmp_path / "run"
     fake_finished_run(run, (0, 20, 40, 60, 80, 85), seconds_per_iteration=1.2, iterations=86)
@@ -242,7 +242,7 @@ def test_time_to_walk_of_a_finished_run_plays_its_checkpoints_in_order_until_one
 
 
 def test_time_to_walk_of_a_run_that_never_walks_plays_every_checkpoint(tmp_path, monkeypatch):
-    import locolab.eval.time_to_walk as ttw
+    import locolab.bench.time_to_walk as ttw
 
     run = tmp_path / "run"
     fake_finished_run(run, (0, 20, 21), seconds_per_iteration=1.0, iterations=21)  # 21: saved on SIGINT, not logged

@@ -1,45 +1,17 @@
 """Learning curves from a run's TensorBoard events: a metric against wall-clock minutes, one line per run.
 
-rsl_rl logs every scalar with its iteration as step and the time it was written; the wall-clock axis starts at the
-run's first event, so runs started at different times compare from their own starts.
+The series come from :func:`locolab.bench.tensorboard.read_scalar`; the wall-clock axis starts at the run's first
+scalar, so runs started at different times compare from their own starts.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
+
+from locolab.bench.tensorboard import ScalarSeries
 
 TRACKING_ERROR_TAG = "Metrics/base_velocity/error_vel_xy"
 """Isaac Lab's episode-mean linear-velocity tracking error [m/s] (the velocity command term's metric)."""
-
-
-@dataclass
-class ScalarSeries:
-    """One scalar of one run: iteration, minutes since the run's first event, value."""
-
-    run: Path
-    tag: str
-    iterations: list[int]
-    minutes: list[float]
-    values: list[float]
-
-
-def read_scalar(run_dir: str | Path, tag: str) -> ScalarSeries:
-    """``tag`` from the TensorBoard events under ``run_dir``; a ValueError naming what is missing."""
-    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
-
-    run_dir = Path(run_dir)
-    events = sorted(run_dir.rglob("events.out.tfevents.*"))
-    if not events:
-        raise ValueError(f"no TensorBoard events under '{run_dir}'.")
-    accumulator = EventAccumulator(str(events[0].parent), size_guidance={"scalars": 0}).Reload()
-    tags = accumulator.Tags()["scalars"]
-    if tag not in tags:
-        raise ValueError(f"'{run_dir}' has no scalar '{tag}' (it has {len(tags)}, e.g. {sorted(tags)[:5]}).")
-    scalars = accumulator.Scalars(tag)
-    start = min(accumulator.Scalars(t)[0].wall_time for t in tags)
-    return ScalarSeries(run_dir, tag, [s.step for s in scalars], [(s.wall_time - start) / 60.0 for s in scalars],
-                        [s.value for s in scalars])
 
 
 def smoothed(values: list[float], window: int) -> list[float]:

@@ -9,16 +9,16 @@ in a fresh process of its own (Isaac Lab runs one simulation per process), at lo
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 
 from locolab.envs import play_variant
+from locolab.fresh_process import in_fresh_process, silence_output
 
 from .play import play
 
@@ -80,16 +80,12 @@ def _evaluation_process() -> None:
     os.nice(EVALUATION_NICENESS)
     os.environ["OMP_NUM_THREADS"] = "1"
     torch.set_num_threads(1)
-    silent = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(silent, 1)
-    os.dup2(silent, 2)
+    silence_output()
 
 
 def in_evaluation_process(function: Callable, *args, **kwargs):
     """``function(*args, **kwargs)`` in a fresh process (:func:`_evaluation_process`); its result, or its exception."""
-    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
-                             initializer=_evaluation_process) as pool:
-        return pool.submit(function, *args, **kwargs).result()
+    return in_fresh_process(function, *args, initializer=_evaluation_process, **kwargs)
 
 
 def play_summary(checkpoint: Path, command: tuple[float, float, float], task: str, device: str,

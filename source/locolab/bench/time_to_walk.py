@@ -3,8 +3,9 @@
 Training runs as ``scripts/train.py`` in a subprocess; whenever it writes a newer ``model_<it>.pt`` the newest one is
 played under the fixed commands of :data:`locolab.eval.walking.WALKING_CHECKS` (a ``play.py --command`` play each in
 its own process, :func:`locolab.eval.walking.evaluate_walking`, stopping at the first check it fails). The wall-clock
-minutes are those from the start of the training process to the checkpoint's write; evaluation runs beside training, at low priority on one thread, and is
-not counted. When a checkpoint walks, training is stopped with SIGINT (it saves and exits). The report's
+minutes are those from the start of the training process to the checkpoint's write; evaluation runs beside training,
+at low priority on one thread, and is not counted. When a checkpoint walks, training is stopped with SIGINT (it saves
+and exits). The report's
 ``cores_used`` is the training process tree's CPU time (trainer and simulation processes, not the evaluations) over
 its wall time, sampled at each poll: 1.0 is one core busy. Ctrl-C (SIGINT) stops training the same way and still
 returns the report so far, marked ``interrupted``. On flat ground a CPU training without ``--max_iterations`` has
@@ -23,16 +24,17 @@ from __future__ import annotations
 
 import json
 import re
-import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
-import psutil
 import yaml
 
-from .walking import evaluate_walking
+from locolab.eval.walking import evaluate_walking
+
+from .launcher import run_dirs, start_training, stop_training, train_command
+from .processes import tree_cpu_seconds
+from .tensorboard import read_scalar
 
 CHECKPOINT_PATTERN = re.compile(r"model_(\d+)\.pt$")
 
@@ -57,15 +59,9 @@ def checkpoints_in_order(run_dir: Path) -> list[tuple[int, Path]]:
 def training_minutes(run_dir: Path, tag: str = "Perf/total_fps") -> dict[int, float]:
     """Minutes from the run's first TensorBoard event to the logging of each iteration's ``tag`` (one per iteration),
     by iteration. The run's checkpoint of an iteration is written right after that iteration is logged."""
-    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
-
     if not any(run_dir.glob("events.out.tfevents.*")):
         raise ValueError(f"{run_dir} has no TensorBoard events: pass the run directory that holds them")
-    accumulator = EventAccumulator(str(run_dir), size_guidance={"scalars": 0}).Reload()
-    if tag not in accumulator.Tags()["scalars"]:
-        raise ValueError(f"the TensorBoard events in {run_dir} have no '{tag}' scalars")
-    start = accumulator.FirstEventTimestamp()
-    return {event.step: (event.wall_time - start) / 60.0 for event in accumulator.Scalars(tag)}
+    return read_scalar(run_dir, tag).minutes_since_writer_start()
 
 
 def time_to_walk_of_run(run_dir: Path, play_task: str, device: str, first_iteration: int = 0) -> dict:
@@ -102,64 +98,36 @@ def evaluate_into(report: dict, iteration: int, checkpoint: Path, minutes: float
     return walked
 
 
-def tree_cpu_seconds(pid: int) -> float:
-    """User and system CPU seconds of process ``pid`` and its descendants (0 once it has exited).
-
-    A descendant that has exited and been waited for (a simulation process at the end of training) counts through
-    its parent's ``children_*`` times: summing the living processes' own times alone dropped the simulation
-    processes' CPU from a report polled after they ended (a SAC run's ``cores_used`` read 0.58 instead of about 1.9)."""
-    try:
-        root = psutil.Process(pid)
-        processes = [root, *root.children(recursive=True)]
-    except psutil.NoSuchProcess:
-        return 0.0
-    total = 0.0
-    for process in processes:
-        try:
-            times = process.cpu_times()
-        except psutil.NoSuchProcess:
-            continue
-        total += times.user + times.system + times.children_user + times.children_system
-    return total
-
-
 def time_to_walk(train_args: list[str], log_root: Path, play_task: str, device: str, max_minutes: float,
                  scripts: Path, poll_s: float = 10.0) -> dict:
     """Train with ``scripts/train.py train_args`` under ``log_root`` until a checkpoint walks or time runs out."""
     log_root.mkdir(parents=True, exist_ok=True)
-    command = [sys.executable, str(scripts / "train.py"), "--device", device, "--log_root", str(log_root),
-               *train_args]
-    log_file = open(log_root / "train.log", "w")
+    args = ["--device", device, "--log_root", str(log_root), *train_args]
     start = time.time()
-    process = subprocess.Popen(command, cwd=scripts.parent, stdout=log_file, stderr=subprocess.STDOUT)
+    process = start_training(scripts, args, log_root / "train.log")
     # cores_used stays 0.0 until the tree's CPU time reads above zero (10 ms ticks: a trainer that has just started
     # can read 0), and is not overwritten once the tree has exited and reads 0 again
-    report = {"train_command": command[1:], "walked": False, "evaluations": [], "cores_used": 0.0}
+    report = {"train_command": train_command(scripts, *args)[1:], "walked": False, "evaluations": [],
+              "cores_used": 0.0}
     try:
-        _watch(process, report, start, log_root, play_task, device, max_minutes, scripts, poll_s)
+        _watch(process, report, start, log_root, play_task, device, max_minutes, poll_s)
     except KeyboardInterrupt:  # Ctrl-C ends the measurement, not the report
         report["interrupted"] = True
     finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGINT)
-            try:
-                process.wait(timeout=600)
-            except subprocess.TimeoutExpired:
-                process.kill()
-        log_file.close()
+        stop_training(process)
     report["wall_minutes"] = round((time.time() - start) / 60.0, 2)
     return report
 
 
 def _watch(process: subprocess.Popen, report: dict, start: float, log_root: Path, play_task: str, device: str,
-           max_minutes: float, scripts: Path, poll_s: float) -> None:
+           max_minutes: float, poll_s: float) -> None:
     """Evaluate each newest checkpoint into ``report`` until one walks, training ends or ``max_minutes`` pass."""
     evaluated = -1
     while True:
         if (cpu := tree_cpu_seconds(process.pid)) > 0.0:
             report["cores_used"] = round(cpu / (time.time() - start), 2)
         finished = process.poll() is not None
-        runs = sorted(p.parent for p in log_root.glob("*/*/params"))
+        runs = run_dirs(log_root)
         newest = newest_checkpoint(runs[-1]) if runs else None
         if newest is not None and newest[0] > evaluated:
             iteration, checkpoint = newest

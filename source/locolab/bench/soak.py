@@ -17,6 +17,10 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from .launcher import start_training, stop_training, wait_for_run_dir
+from .processes import process_tree
+from .tensorboard import read_scalar
+
 
 @dataclass
 class Sample:
@@ -26,26 +30,6 @@ class Sample:
     open_files: int
     threads: int
     processes: int
-
-
-def process_tree(pid: int) -> list[int]:
-    """``pid`` and all its descendants (from ``/proc/<pid>/stat``)."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        parent = int(stat.rsplit(")", 1)[1].split()[1])
-        children.setdefault(parent, []).append(int(entry))
-    tree, stack = [], [pid]
-    while stack:
-        current = stack.pop()
-        tree.append(current)
-        stack.extend(children.get(current, []))
-    return tree
 
 
 def _status_value(pid: int, key: str) -> int:
@@ -74,8 +58,6 @@ def sample_processes(pids: list[int]) -> tuple[float, int, int, int]:
 
 def iteration_times(run_dir: Path) -> tuple[list[int], list[float]]:
     """Iterations logged so far and each one's seconds (collection + learning); empty before the first."""
-    from locolab.eval.learning_curve import read_scalar
-
     try:
         collect = read_scalar(run_dir, "Perf/collection_time")
         learn = read_scalar(run_dir, "Perf/learning_time")
@@ -101,7 +83,7 @@ def soak(pid: int, run_dir: Path, duration_s: float, sample_s: float, out: Path 
     samples: list[Sample] = []
     report: dict = {}
     while time.monotonic() - start < duration_s:
-        pids = process_tree(pid)
+        pids = [process.pid for process in process_tree(pid)]
         rss, files, threads, alive = sample_processes(pids)
         if alive == 0:
             break
@@ -113,6 +95,17 @@ def soak(pid: int, run_dir: Path, duration_s: float, sample_s: float, out: Path 
             out.write_text(json.dumps(report, indent=1))
         time.sleep(sample_s)
     return report
+
+
+def soak_training(scripts: Path, train_args: list[str], duration_s: float, sample_s: float, out: Path) -> dict:
+    """:func:`soak` of ``scripts/train.py train_args`` launched here (its output in ``<out>.train.log``), stopped with
+    SIGINT (it saves and exits) when the time is up."""
+    log = out.with_suffix(".train.log")
+    process = start_training(scripts, train_args, log)
+    try:
+        return soak(process.pid, wait_for_run_dir(log, process), duration_s, sample_s, out)
+    finally:
+        stop_training(process)
 
 
 def summarize(samples: list[Sample], run_dir: Path) -> dict:
