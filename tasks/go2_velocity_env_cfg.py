@@ -213,7 +213,7 @@ class LocoLabGo2Cfg:
     history_length: int = HISTORY_LENGTH
     """Length of the ``history`` observation (built from ``policy`` by locolab.envs.ProprioHistoryWrapper)."""
     metrics: DynamicsMetricsCfg = DynamicsMetricsCfg()
-    """Episode metrics of training, evaluation, play.py and eval.py (locolab.eval.metrics)."""
+    """Episode metrics of training, evaluation, play.py and eval.py (locolab.envs.metrics)."""
     skip_absent_passive_forces: bool = False
     """Skip MuJoCo-Warp's passive-force stage and Euler's implicit damping while the robot has no passive forces, on a
     CPU (locolab.envs.passive_forces): the same physics, cheaper. The -CPU tasks turn it on."""

@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from conftest import last_json, load_script, run_script, script_path
-from locolab.cpu_profile import CpuProfileCfg
+from locolab.tasks.go2_velocity_cpu_env_cfg import CPU_PHYSICS
 
 pytestmark = pytest.mark.slow
 SCRIPTS = script_path("train.py").parent
@@ -167,6 +167,6 @@ def test_the_random_action_simulation_takes_physics_overrides_on_top_of_the_prof
     env_cfg, _ = sim_cfgs("LocoLab-Velocity-Flat-Go2", 8, "cpu",
                                     overrides=["env.sim.physics.solver_cfg.integrator=euler"])
     assert env_cfg.sim.physics.solver_cfg.integrator == "euler"
-    assert env_cfg.sim.physics.num_substeps == CpuProfileCfg().num_substeps  # the profile is still applied
+    assert env_cfg.sim.physics.num_substeps == CPU_PHYSICS["num_substeps"]  # the -CPU physics still
     result = run_script("benchmark.py", "--trainers", "none", "--sim_override", "env.sim.physics.solver_cfg.solvr=cg")
     assert result.returncode == 2 and "unknown key 'env.sim.physics.solver_cfg.solvr'" in result.stderr

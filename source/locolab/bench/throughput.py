@@ -24,7 +24,7 @@ Measures, in one run so that ratios compare like with like on a shared machine:
   one core): the ceiling of a training step's physics;
 and their ratios. Every trainer logs rsl_rl's ``Perf/total_fps`` to TensorBoard; the first iteration (warm-up) is
 dropped and the rest averaged. With ``--repeats R`` the trainers' order reverses every repeat (ABCD, DCBA, ...) and
-the means are taken over all runs. On a CPU, ``train.py`` applies the CPU training profile (locolab.cpu_profile) and
+the means are taken over all runs. On a CPU, ``train.py`` trains the task's -CPU variant and
 the stock trainer keeps Isaac Lab's physics, so ``train_vs_stock_ratio`` is the profile's speed-up; the random-action
 simulation is timed under both physics settings (``sim_random_actions_steps_per_s`` with the profile's,
 ``sim_stock_physics_steps_per_s`` with the task's), and ``*_cores_used`` is each trainer's CPU time over its wall
@@ -56,10 +56,10 @@ from isaaclab_rl.rsl_rl import RslRlVecEnvWrapper
 from locolab.algorithms.sac_cfg import SacRunnerCfg
 from locolab.assets import ASSET_ROOT
 from locolab.config_overrides import apply_overrides
-from locolab.cpu_profile import CpuProfileCfg, apply_cpu_profile
 from locolab.envs import check_physics_engine, load_task_cfgs, open_env
 from locolab.envs.nonfinite_guard import NonFiniteGuard
 from locolab.fresh_process import in_fresh_process
+from locolab.tasks import cpu_variant
 
 from .launcher import run_dirs, train_command
 from .mujoco_c_throughput import mujoco_c_steps_per_s
@@ -73,11 +73,10 @@ TRAINER_TIMEOUT_S = 3600
 
 
 def sim_cfgs(task: str, num_envs: int, device: str, cpu_profile: bool = True, overrides: list[str] = ()):
-    """The configs the random-action simulation runs: the task's, with the CPU profile on a CPU unless
+    """The configs the random-action simulation runs: the task's, or on a CPU its -CPU variant (PPO's) unless
     ``cpu_profile`` is False, then ``overrides`` (an OverrideError names a bad one; a ValueError a bad engine)."""
-    env_cfg, agent_cfg = load_task_cfgs(task, num_envs=num_envs, device=device, seed=0)
-    if cpu_profile and device == "cpu":
-        apply_cpu_profile(env_cfg, agent_cfg, CpuProfileCfg(), num_envs_given=True)
+    cpu_task = cpu_variant(task, "ppo", "train") if cpu_profile and device == "cpu" else None
+    env_cfg, agent_cfg = load_task_cfgs(cpu_task or task, num_envs=num_envs, device=device, seed=0)
     apply_overrides(env_cfg, agent_cfg, overrides)
     check_physics_engine(env_cfg)
     return env_cfg, agent_cfg

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import gymnasium as gym
 import torch
 
-from locolab.task_ids import CPU_SUFFIX, PLAY_SUFFIX
+from locolab.task_ids import CPU_SUFFIX, PLAY_SUFFIX, base_task
 
 from .asset_check import check_assets_offline
 from .passive_forces import skip_absent_passive_forces
@@ -54,7 +54,9 @@ def registered_tasks(prefix: str = "LocoLab-") -> list[str]:
 
 
 def play_variant(task: str) -> str:
-    """``task``, or its ``-Play`` variant (fewer environments, no pushes or noise) when it has one."""
+    """``task``, or its ``-Play`` variant (fewer environments, no pushes or noise) when it has one. A CPU training
+    variant plays as the task it was derived from: Isaac Lab's physics on MuJoCo-Warp, which it did not train in."""
+    task = base_task(task)
     play = f"{task}{PLAY_SUFFIX}"
     return play if not task.endswith(PLAY_SUFFIX) and play in registered_tasks() else task
 

@@ -6,7 +6,7 @@ damping, gravity-compensation and fluid coefficient of the model is zero, as for
 explicit torques). MuJoCo's disable flags for springs and dampers skip both stages (MuJoCo's C engine skips the damping
 solve by itself when no joint has damping); Newton and Isaac Lab expose only the contact and sensor flags. So this sets
 them on the model Isaac Lab built, only while those coefficients are all zero: the skipped stages would add zero
-forces, and the robot moves as with them up to float32 rounding (``tests/test_cpu_profile.py``). Newton rewrites the
+forces, and the robot moves as with them up to float32 rounding (``tests/test_cpu_variants.py``). Newton rewrites the
 model's joint and body properties when an event changes them (``notify_model_changed``); the flags are decided again
 after every such change, so a task whose events give the joints damping keeps it.
 

@@ -16,6 +16,7 @@ from torch import nn
 from locolab.envs import load_task_cfgs, open_env, play_variant
 from locolab.runners import checkpoint_policy, latest_checkpoint, read_checkpoint, resolve_checkpoint
 from locolab.runners.build import load_policy
+from locolab.task_ids import base_task
 from locolab.tasks import AGENT_ENTRY_POINTS
 
 
@@ -63,6 +64,8 @@ def open_policy(source: str | Path, task: str | None = None, device: str | None 
     saved = read_checkpoint(checkpoint)
     agent, phase, policy_name = checkpoint_agent(saved, requested, roa_default)
     trained_task = task or saved.get("task")
+    if trained_task is not None:  # a -CPU training variant is the same task, sized for a CPU
+        trained_task = base_task(trained_task)
     if trained_task is None:
         raise ValueError(f"'{checkpoint}' does not record its task: give --task.")
     played = play_variant(trained_task)
