@@ -12,7 +12,6 @@ import json
 import os
 import sys
 from datetime import datetime
-from pathlib import Path
 
 from isaaclab.utils.io import dump_yaml
 
@@ -147,7 +146,7 @@ def train(args: argparse.Namespace) -> int:
             if gate is not None and gate.extra_iterations > 0:
                 # the checks play the task as given (its -Play variant, MuJoCo-Warp), not the training's engine
                 learn_until_walking(runner, agent_cfg.max_iterations, gate,
-                                    play_checks(args.task, env_cfg.sim.device, Path(__file__).resolve().parent),
+                                    play_checks(args.task, env_cfg.sim.device),
                                     init_at_random_ep_len=agent_cfg.init_at_random_ep_len)
             else:
                 runner.learn(agent_cfg.max_iterations, init_at_random_ep_len=agent_cfg.init_at_random_ep_len)

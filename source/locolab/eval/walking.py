@@ -125,10 +125,9 @@ def check_result(check: WalkingCheck, summary: dict) -> dict:
             **{key: summary.get("metrics", {}).get(key) for key in GAIT_METRICS}}
 
 
-def play_checks(task: str, device: str, scripts: Path | None = None) -> Callable[[Path, int], tuple[bool, list[dict]]]:
+def play_checks(task: str, device: str) -> Callable[[Path, int], tuple[bool, list[dict]]]:
     """The walking checks on ``task``'s ``-Play`` variant as train.py's walking gate plays them, one play per core
-    (training stands still meanwhile). ``scripts`` is not read (the plays are library calls); train.py still passes
-    it."""
+    (training stands still meanwhile)."""
     play_task = play_variant(task)
     return lambda checkpoint, seed: evaluate_walking(checkpoint, play_task, device, seed,
                                                      plays_at_once=os.cpu_count() or 1)

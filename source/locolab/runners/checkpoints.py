@@ -13,7 +13,7 @@ from isaaclab.utils.string import string_to_callable
 
 from locolab.atomic_files import write_atomically
 
-from .agent_kind import agent_kind
+from .agent_kind import RECURRENT_ACTOR, agent_kind
 
 CHECKPOINT_PATTERN = re.compile(r"^model_(\d+)\.pt$")
 
@@ -130,7 +130,7 @@ def fit_recurrent_actor(agent_cfg, checkpoint: dict) -> None:
     (or another size) must play, evaluate and export with its own. Other configs are left alone."""
     recurrent = {key: value for key, value in checkpoint.get("actor_state_dict", {}).items()
                  if key.startswith("rnn.rnn.weight_hh_l")}
-    if not recurrent or getattr(agent_cfg.actor, "class_name", None) != "RNNModel":
+    if not recurrent or getattr(agent_cfg.actor, "class_name", None) != RECURRENT_ACTOR:
         return
     gates, hidden = recurrent["rnn.rnn.weight_hh_l0"].shape  # LSTM: 4 gates, GRU: 3
     agent_cfg.actor.rnn_type = "lstm" if gates == 4 * hidden else "gru"
