@@ -266,6 +266,7 @@ def test_no_cpu_profile_keeps_the_tasks_settings(tmp_path):
     ("agent.update_precision=float16", "agent.update_precision must be one of float32, bfloat16"),
     ("agent.evaluation.seconds=0", "agent.evaluation.seconds must be a positive number of seconds"),
     ("env.physics_engine=bullet", "physics_engine 'bullet' is not known: use one of mujoco_warp, mujoco_c."),
+    ("agent.walking_gate.play_seconds=0", "agent.walking_gate.play_seconds must be positive, got 0"),
 ])
 def test_bad_overrides_fail_before_any_environment_is_built(tmp_path, override, message):
     result = run_main("train.py", "--device", "cpu", "--max_iterations", "1", "--log_root", str(tmp_path), override)

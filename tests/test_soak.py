@@ -40,3 +40,15 @@ def test_a_training_run_that_finished_is_not_sampled_as_alive(tmp_path):
     assert soak(finished.pid, tmp_path, duration_s=60.0, sample_s=1.0) == {}
     assert time.monotonic() - start < 5.0
     finished.wait()
+
+
+def test_the_harnesses_find_the_run_directory_in_the_line_train_py_prints():
+    """The soak and the benchmarks wait for this line; when its wording changed, they waited 900 s for nothing."""
+    from types import SimpleNamespace
+
+    from locolab.bench.launcher import RUN_DIR_LINE
+    from locolab.training import started_line
+
+    env_cfg = SimpleNamespace(sim=SimpleNamespace(device="cpu"), scene=SimpleNamespace(num_envs=8), sim_processes=1)
+    line = started_line("LocoLab-Velocity-Flat-Go2-CPU", env_cfg, SimpleNamespace(), "/tmp/logs/go2/2026-12-03_run")
+    assert RUN_DIR_LINE.match(line).group(1) == "/tmp/logs/go2/2026-12-03_run"

@@ -121,3 +121,29 @@ def test_a_log_root_that_is_a_file_is_refused(tmp_path):
     result = run_main("train.py", "--device", "cpu", "--log_root", str(tmp_path / "logs"))
     assert result.returncode == 2 and "--log_root" in result.stderr and "is a file" in result.stderr
     assert (tmp_path / "logs").read_text() == "not a folder"
+
+
+@pytest.mark.parametrize("script", ["play.py", "export.py", "eval.py"])
+def test_play_export_and_eval_refuse_a_hostile_checkpoint_before_anything_runs(tmp_path, script):
+    path, marker = hostile_checkpoint(tmp_path)
+    extra = ("--out", str(tmp_path / "out")) if script != "play.py" else ()
+    result = run_main(script, "--device", "cpu", "--checkpoint", str(path), *extra)
+    assert result.returncode == 2 and "holds a posix.system" in result.stderr, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+    assert not marker.exists() and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(("name", "message"), [
+    ("missing/folder/play.mp4", "--video_path's folder"),
+    ("play.gif", "must name an .mp4 file"),
+    (".", "is a folder"),
+])
+def test_a_video_path_into_a_missing_folder_or_not_an_mp4_is_refused_and_nothing_is_created(tmp_path, name,
+                                                                                            message):
+    path, _ = hostile_checkpoint(tmp_path)  # never read: the video path is checked first
+    before = sorted(tmp_path.rglob("*"))
+    result = run_main("play.py", "--device", "cpu", "--checkpoint", str(path), "--video", "--video_path",
+                      str(tmp_path / name))
+    assert result.returncode == 2 and message in result.stderr, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert sorted(tmp_path.rglob("*")) == before  # no folder made on the way

@@ -13,6 +13,9 @@ from conftest import SMALL_SAC_SETTINGS, scalars_of_a_short_training
 
 from locolab.runners.walking_gate import REPORT_NAME, WalkingGateCfg, learn_until_walking
 
+SHORT_PLAYS = ("agent.walking_gate.play_seconds=2",)
+"""Plays of 2 s instead of 20 s: the gate's sequence, not a gait, is under test (a 20 s play takes about 150 s)."""
+
 
 class CountingRunner:
     """Stands in for the runner: ``learn`` runs iterations from ``current_learning_iteration`` (rsl_rl's count) and
@@ -71,7 +74,7 @@ def test_training_stops_at_the_cap_and_says_that_it_did_not_walk(tmp_path, capsy
 @pytest.mark.slow
 def test_train_py_plays_its_final_checkpoints_and_trains_on_while_they_do_not_walk(tmp_path):
     run, events = scalars_of_a_short_training(tmp_path, "agent.walking_gate.extra_iterations=2",
-                                              "agent.walking_gate.chunk=2")
+                                              "agent.walking_gate.chunk=2", *SHORT_PLAYS)
     report = json.loads((run / REPORT_NAME).read_text())
     # a policy of 3 iterations does not walk: played at its planned end (2), trained 2 more, played again (4)
     assert not report["walked"] and [e["iteration"] for e in report["evaluations"]] == [2, 4]
@@ -86,7 +89,8 @@ def test_train_py_plays_its_final_checkpoints_and_trains_on_while_they_do_not_wa
 @pytest.mark.slow
 def test_sac_trains_on_in_chunks_with_its_replay_buffer_while_its_final_checkpoints_do_not_walk(tmp_path):
     run, events = scalars_of_a_short_training(tmp_path, *SMALL_SAC_SETTINGS, "--collector", "async",
-                                              "agent.walking_gate.extra_iterations=2", "agent.walking_gate.chunk=2")
+                                              "agent.walking_gate.extra_iterations=2", "agent.walking_gate.chunk=2",
+                                              *SHORT_PLAYS)
     report = json.loads((run / REPORT_NAME).read_text())
     assert not report["walked"] and [e["iteration"] for e in report["evaluations"]] == [2, 4]
     added = events.Scalars("SAC/buffer_transitions")

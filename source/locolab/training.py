@@ -29,6 +29,7 @@ from locolab.runners.on_policy_runner import TrainingInterrupted
 from locolab.runners.update_precision import check_update_precision
 from locolab.eval.walking import play_checks
 from locolab.runners.walking_gate import learn_until_walking
+from locolab.task_ids import base_task
 from locolab.tasks import AGENT_ENTRY_POINTS, cpu_variant
 from locolab.train_arguments import check_arguments, check_folder_name
 
@@ -50,14 +51,19 @@ def checked_checkpoint(path: str, agent: str, phase: str, tasks: tuple[str, ...]
     (a CheckpointError)."""
     checkpoint = resolve_checkpoint(path)
     saved = read_checkpoint(checkpoint)
-    if tasks and saved.get("task") not in (None, *tasks):
-        raise CheckpointError(f"Checkpoint '{checkpoint}' was trained on --task {saved['task']}, not --task "
-                              f"{tasks[-1]}: give --task {saved['task']} (or start a new run without --resume).")
     saved_agent, saved_phase = trained_agent(saved)
-    if saved_agent != agent:
+    if saved_agent != agent:  # first: each agent has its own CPU task, so the task would differ too
         raise CheckpointError(f"Checkpoint '{checkpoint}' was trained with --agent {saved_agent}, not --agent {agent}.")
     if saved_phase != phase:
         raise CheckpointError(f"Checkpoint '{checkpoint}' is from ROA phase '{saved_phase}', expected phase '{phase}'.")
+    if tasks and saved.get("task") not in (None, *tasks):
+        given = base_task(saved["task"])  # what to pass: train.py picks the CPU variant itself
+        if given == base_task(tasks[-1]):
+            raise CheckpointError(f"Checkpoint '{checkpoint}' was trained on {saved['task']}, this run would train "
+                                  f"{tasks[-1]}: resume a CPU variant's run on a CPU without --no_cpu_profile, and "
+                                  "any other run with --no_cpu_profile or on a GPU.")
+        raise CheckpointError(f"Checkpoint '{checkpoint}' was trained on --task {given}, not --task {tasks[0]}: "
+                              f"give --task {given} (or start a new run without --resume).")
     return checkpoint
 
 
@@ -84,6 +90,9 @@ def configure(args: argparse.Namespace, task: str):
     check_dynamics_cfg(env_cfg)
     check_physics_engine(env_cfg)
     check_periodic_eval_cfg(getattr(agent_cfg, "evaluation", None))
+    gate = getattr(agent_cfg, "walking_gate", None)
+    if gate is not None and not gate.play_seconds > 0:
+        raise ValueError(f"agent.walking_gate.play_seconds must be positive, got {gate.play_seconds}.")
     sim_processes = getattr(env_cfg, "sim_processes", 1)
     if sim_processes > 1 and env_cfg.sim.device != "cpu":
         raise ValueError("--sim_processes applies to CPU simulation; on a GPU one process steps every robot.")
@@ -93,6 +102,13 @@ def configure(args: argparse.Namespace, task: str):
     check_assets_offline(env_cfg)  # again: an override may name another asset
     check_folder_name(agent_cfg.experiment_name, "agent.experiment_name")
     return env_cfg, agent_cfg, overridden
+
+
+def started_line(task: str, env_cfg, agent_cfg, log_dir: str) -> str:
+    """The line train.py prints when training starts; it names the run directory last (the harnesses find the run
+    by it: :data:`locolab.bench.launcher.RUN_DIR_LINE`)."""
+    return (f"[LocoLab] Training {task} ({type(env_cfg).__name__}, {type(agent_cfg).__name__}) on {env_cfg.sim.device} "
+            f"with {env_cfg.scene.num_envs} envs in {env_cfg.sim_processes} simulation process(es): {log_dir}")
 
 
 def run_dir(log_root: str, experiment: str, run_name: str) -> str:
@@ -138,15 +154,13 @@ def train(args: argparse.Namespace) -> int:
             return 2
         dump_yaml(os.path.join(log_dir, "params", "env.yaml"), env_cfg)
         dump_yaml(os.path.join(log_dir, "params", "agent.yaml"), agent_cfg)
-        print(f"[LocoLab] Training {task} ({type(env_cfg).__name__}, {type(agent_cfg).__name__}) on "
-              f"{env_cfg.sim.device} with {env_cfg.scene.num_envs} envs in {env_cfg.sim_processes} simulation "
-              f"process(es): {log_dir}")
+        print(started_line(task, env_cfg, agent_cfg, log_dir), flush=True)
         gate = getattr(agent_cfg, "walking_gate", None)
         try:
             if gate is not None and gate.extra_iterations > 0:
                 # the checks play the task as given (its -Play variant, MuJoCo-Warp), not the training's engine
                 learn_until_walking(runner, agent_cfg.max_iterations, gate,
-                                    play_checks(args.task, env_cfg.sim.device),
+                                    play_checks(args.task, env_cfg.sim.device, gate.play_seconds),
                                     init_at_random_ep_len=agent_cfg.init_at_random_ep_len)
             else:
                 runner.learn(agent_cfg.max_iterations, init_at_random_ep_len=agent_cfg.init_at_random_ep_len)

@@ -13,8 +13,8 @@ from pathlib import Path
 
 TRAINERS = ("train", "ppo_rnn_train", "roa_train", "sac_sync_train", "sac_async_train", "roa_finetune", "stock_train")
 """The trainer runs the throughput benchmark can time (:mod:`.throughput`; ``sac_async_train`` on a CPU only)."""
-RUN_DIR_LINE = re.compile(r"^\[LocoLab\] Training .* envs: (.+)$")
-"""train.py's line that names its run directory, printed when training starts."""
+RUN_DIR_LINE = re.compile(r"^\[LocoLab\] Training .* simulation process\(es\): (/.+)$")
+"""train.py's line naming its run directory, printed when training starts (locolab.training.started_line)."""
 
 
 def train_command(scripts: Path, *args: str) -> list[str]:

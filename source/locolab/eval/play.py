@@ -12,7 +12,7 @@ from pathlib import Path
 
 from locolab.assets import ensure_robot_files
 from locolab.envs import fix_velocity_command, keep_observation_noise, noisy_observation_terms, parse_velocity_command
-from locolab.envs.mdp import hold_dynamics, parse_held_dynamics
+from locolab.envs.mdp import hold_dynamics, parse_held_dynamics, read_back_held
 from locolab.envs.metrics import DYNAMICS_METRICS
 
 from .evaluate import evaluate_policy, play_summary
@@ -27,6 +27,8 @@ def play(task: str, checkpoint: str | Path | None = None, run: str | Path | None
     """Play ``checkpoint`` (or ``run``'s latest) on ``task``'s ``-Play`` variant for ``steps`` steps (at least
     ``video_length`` when a video is recorded) and return the summary; ``echo`` receives the progress and episode
     lines (None: silent). A ValueError, CheckpointError or MissingAssetError says what cannot be played."""
+    if video_length is not None and video_path is not None:
+        check_video_path(Path(video_path))
     if video_length is not None:
         # chooses MUJOCO_GL (osmesa/egl); must precede the environment, whose physics imports mujoco
         from locolab.render import MujocoVideoRecorder
@@ -69,12 +71,14 @@ def play(task: str, checkpoint: str | Path | None = None, run: str | Path | None
         evaluation = evaluate_policy(opened.runner.env, opened.policy, total_steps, alg=opened.runner.alg,
                                      log_episodes=True, record_steps=True, before_step=capture)
         noisy_observations = noisy_observation_terms(opened.env)
+        held_in_solver = read_back_held(unwrapped, held) if held else {}  # the physics', not what was written
     for number, episode in enumerate(evaluation.episodes(), start=1):
         echo(episode_line(number, episode))
     summary = play_summary(evaluation, total_steps)
     summary.update({
         "command": list(fixed) if fixed is not None else None,
         "dynamics": held,
+        "dynamics_read_back": held_in_solver,
         "noisy_observations": noisy_observations,
         "num_envs": num_envs,
         "task": opened.task,
@@ -84,6 +88,18 @@ def play(task: str, checkpoint: str | Path | None = None, run: str | Path | None
         "video": str(video_path) if video_length is not None else None,
     })
     return summary
+
+
+def check_video_path(path: Path) -> None:
+    """A ValueError unless ``path`` names a new or existing ``.mp4`` file in a folder that exists: a mistyped folder is
+    a one-line error before anything is built, never a tree of folders created wherever the path points."""
+    if path.is_dir():
+        raise ValueError(f"--video_path '{path}' is a folder: name the .mp4 file to write in it.")
+    if path.suffix.lower() != ".mp4":
+        raise ValueError(f"--video_path '{path}' must name an .mp4 file.")
+    if not path.parent.is_dir():
+        raise ValueError(f"--video_path's folder '{path.parent}' does not exist: create it first, or leave "
+                         "--video_path out to write into the checkpoint's videos/ folder.")
 
 
 def episode_line(number: int, episode: dict) -> str:

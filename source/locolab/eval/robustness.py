@@ -30,29 +30,33 @@ class PolicyToEvaluate:
     policy: str
     label: str
     """How the report names it: ``<agent> <policy>``, numbered when several checkpoints give the same kind."""
+    task: str
+    """The task it trained on: its training ranges say which grid points it has seen."""
 
 
 def policies_to_evaluate(checkpoints: list[Path], requested: str | None) -> tuple[str, list[PolicyToEvaluate]]:
-    """The training task shared by ``checkpoints`` and the policies they hold; a ValueError when the tasks differ or
-    a policy choice does not apply (checked before any environment is built)."""
-    tasks, chosen = {}, []
+    """The task the checkpoints play on (their training tasks' ``-Play`` variant, which must be one) and the policies
+    they hold; a ValueError when they play on different tasks or a policy choice does not apply (checked before any
+    environment is built). A CPU training variant plays as its base task, so a PPO run and a PPO-ROA run trained on
+    their agents' own CPU variants share a report."""
+    played, chosen = {}, []
     for path in checkpoints:
         saved = read_checkpoint(path)
-        tasks[path] = saved.get("task")
+        task = saved.get("task")
+        if task is None:
+            raise ValueError(f"checkpoint '{path}' does not record its task: retrain it with this LocoLab.")
+        played[path] = play_variant(task)
         agent, phase, default = checkpoint_agent(saved, requested)
         names = [default] if agent != "roa" or requested or phase == "train" else ["teacher", "student"]
-        chosen += [PolicyToEvaluate(path, agent, phase, name, f"{agent} {name}") for name in names]
-    if len(set(tasks.values())) > 1:
-        listed = ", ".join(f"'{path}' is {task}" for path, task in tasks.items())
+        chosen += [PolicyToEvaluate(path, agent, phase, name, f"{agent} {name}", task) for name in names]
+    if len(set(played.values())) > 1:
+        listed = ", ".join(f"'{path}' plays on {task}" for path, task in played.items())
         raise ValueError(f"checkpoints of different tasks cannot share a report ({listed}): evaluate each task "
                          "separately.")
-    task = next(iter(tasks.values()))
-    if task is None:
-        raise ValueError(f"checkpoint '{checkpoints[0]}' does not record its task: retrain it with this LocoLab.")
     labels = [p.label for p in chosen]
     if len(set(labels)) < len(labels):  # the same kind of policy from several checkpoints: tell them apart
         chosen = [replace(p, label=f"{p.label} #{i}") for i, p in enumerate(chosen, start=1)]
-    return task, chosen
+    return next(iter(played.values())), chosen
 
 
 def evaluate_robustness(checkpoints: list[Path], sweeps: list[str], episodes: int, out_dir: Path, device: str,
@@ -60,11 +64,10 @@ def evaluate_robustness(checkpoints: list[Path], sweeps: list[str], episodes: in
                         grids: dict | None = None, step_csv: bool = False) -> Path:
     """Evaluate the checkpoints' policies over ``sweeps`` and write ``out_dir``'s results.csv, plots and report.md
     (and with ``step_csv`` one row per env per step in ``out_dir/steps/``); returns the report's path."""
-    train_task, chosen = policies_to_evaluate(checkpoints, policy)
-    train_cfg, _ = load_task_cfgs(train_task, device=device)
-    infos = sweep_infos(train_cfg)
+    task, chosen = policies_to_evaluate(checkpoints, policy)
+    infos_of = {choice.task: sweep_infos(load_task_cfgs(choice.task, device=device)[0]) for choice in chosen}
+    infos = infos_of[chosen[0].task]  # the grid and the report's shaded ranges: the first checkpoint's training
     points = plan_grid(sweeps, episodes, infos, grids)
-    task = play_variant(train_task)
     env_cfg, _ = load_task_cfgs(task, device=device, seed=seed)
     prepare_env_cfg(env_cfg, points)
     rows = []
@@ -82,7 +85,7 @@ def evaluate_robustness(checkpoints: list[Path], sweeps: list[str], episodes: in
             for point, value in zip(points, read_back(unwrapped, points)):
                 rows.append({"policy": choice.label, "checkpoint": str(choice.checkpoint), "sweep": point.sweep,
                              "value": point.value, "value_read_back": value,
-                             "in_training_range": _inside(value, infos[point.sweep].training_range),
+                             "in_training_range": _inside(value, infos_of[choice.task][point.sweep].training_range),
                              **evaluation.summary(point.envs)})
             if step_csv:
                 write_step_csv(evaluation.record, points, out_dir / "steps" / f"{choice.label.replace(' ', '_')}.csv")

@@ -89,15 +89,15 @@ def in_evaluation_process(function: Callable, *args, **kwargs):
 
 
 def play_summary(checkpoint: Path, command: tuple[float, float, float], task: str, device: str,
-                 seed: int = 0) -> dict:
+                 seed: int = 0, seconds: float = PLAY_SECONDS) -> dict:
     """The summary of playing ``checkpoint`` under ``command`` (16 envs, 20 s) in its own evaluation process."""
     return in_evaluation_process(play, task, checkpoint=checkpoint, device=device, num_envs=PLAY_NUM_ENVS,
-                                 steps=round(PLAY_SECONDS / CONTROL_DT), seed=seed,
+                                 steps=round(seconds / CONTROL_DT), seed=seed,
                                  command=[str(c) for c in command], echo=None)
 
 
 def evaluate_walking(checkpoint: Path, task: str, device: str, seed: int = 0,
-                     plays_at_once: int = 1) -> tuple[bool, list[dict]]:
+                     plays_at_once: int = 1, seconds: float = PLAY_SECONDS) -> tuple[bool, list[dict]]:
     """Play ``checkpoint`` under the walking checks (play seed ``seed``), ``plays_at_once`` checks at a time, each in
     its own process, in their order; stop after the first group with a failure.
 
@@ -109,8 +109,8 @@ def evaluate_walking(checkpoint: Path, task: str, device: str, seed: int = 0,
     for first in range(0, len(WALKING_CHECKS), plays_at_once):
         group = WALKING_CHECKS[first:first + plays_at_once]
         with ThreadPoolExecutor(len(group)) as pool:
-            summaries = list(pool.map(lambda check: play_summary(checkpoint, check.command, task, device, seed),
-                                      group))
+            summaries = list(pool.map(
+                lambda check: play_summary(checkpoint, check.command, task, device, seed, seconds), group))
         results += [check_result(check, summary) for check, summary in zip(group, summaries)]
         if any(result["failures"] for result in results):
             return False, results
@@ -125,9 +125,10 @@ def check_result(check: WalkingCheck, summary: dict) -> dict:
             **{key: summary.get("metrics", {}).get(key) for key in GAIT_METRICS}}
 
 
-def play_checks(task: str, device: str) -> Callable[[Path, int], tuple[bool, list[dict]]]:
-    """The walking checks on ``task``'s ``-Play`` variant as train.py's walking gate plays them, one play per core
-    (training stands still meanwhile)."""
+def play_checks(task: str, device: str,
+                seconds: float = PLAY_SECONDS) -> Callable[[Path, int], tuple[bool, list[dict]]]:
+    """The walking checks on ``task``'s ``-Play`` variant as train.py's walking gate plays them (``seconds`` each), one
+    play per core (training stands still meanwhile)."""
     play_task = play_variant(task)
     return lambda checkpoint, seed: evaluate_walking(checkpoint, play_task, device, seed,
-                                                     plays_at_once=os.cpu_count() or 1)
+                                                     plays_at_once=os.cpu_count() or 1, seconds=seconds)

@@ -81,6 +81,9 @@ class WalkingGateCfg:
     """Iterations between two checks once the planned iterations are done."""
     play_seed: int = 1
     """Seed of the gate's plays: not play.py's default 0, with which the README's checks are made."""
+    play_seconds: float = 20.0
+    """Length of each of the gate's plays: the walking checks' 20 s. Shorter judges less of a gait; the tests shorten
+    it to see the gate's sequence in minutes (a play of 16 robots for 20 s takes about 150 s on a CPU)."""
 
 
 @configclass

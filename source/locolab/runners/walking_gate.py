@@ -38,7 +38,7 @@ def learn_until_walking(runner, iterations: int, cfg: WalkingGateCfg, evaluate: 
     runner.learn(iterations, init_at_random_ep_len=init_at_random_ep_len)
     run_dir = Path(runner.logger.log_dir)
     last_allowed = runner.current_learning_iteration + cfg.extra_iterations
-    report = {"play_seed": cfg.play_seed, "walked": False, "evaluations": []}
+    report = {"play_seed": cfg.play_seed, "play_seconds": cfg.play_seconds, "walked": False, "evaluations": []}
     while True:
         iteration = runner.current_learning_iteration
         walked, checks = evaluate(run_dir / f"model_{iteration}.pt", cfg.play_seed)
