@@ -12,7 +12,8 @@ and mean_speed say what the robot did under it, beside the tracking errors and f
 
 --dynamics NAME=VALUE ... holds randomised parameters in every environment, now and over resets (a payload of 2.5 kg
 carried 0.1 m ahead of the base's centre of mass: added_base_mass=2.5 base_com_x=0.1). The summary's fallen_robots
-names each fall's environment and the friction, payload, centre-of-mass shift and motor strength its robot had.
+names each fall's environment and the friction, payload, centre-of-mass shift and motor strength its robot had;
+dynamics_read_back gives each held parameter as the physics steps with it at the end (from the solver's own model).
 
 --observation_noise keeps the policy observations' noise on, as in training (the -Play tasks turn it off): a gait
 that only the training's noise keeps up walks slower without it (locolab.envs.observation_noise). The summary's

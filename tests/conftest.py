@@ -2,19 +2,30 @@
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import importlib.util
 import io
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
-from locolab.bench.launcher import run_dirs, train_command  # noqa: F401  (run_dirs: for the tests)
+# No test writes the user's robot-file cache (~/.cache/locolab, or their LOCOLAB_CACHE_DIR): this process and the
+# processes it starts generate the robot files (a tenth of a second) in a temporary folder, named before anything
+# imports locolab.assets, which reads the variable on import.
+os.environ["LOCOLAB_CACHE_DIR"] = TEST_CACHE_DIR = tempfile.mkdtemp(prefix="locolab_test_cache_")
+atexit.register(shutil.rmtree, TEST_CACHE_DIR, ignore_errors=True)
+
+from locolab.bench.launcher import run_dirs, train_command  # noqa: E402, F401  (run_dirs: for the tests)
+from training_guard_plugin import (  # noqa: E402, F401  (tests not marked slow train nothing or pip)
+    pytest_runtest_call, pytest_runtest_setup, pytest_runtest_teardown)
 
 REPO = Path(__file__).resolve().parents[1]
 

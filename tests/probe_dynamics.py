@@ -9,6 +9,8 @@ import json
 
 import torch
 
+from locolab.eval.sweeps import GridPoint, apply_grid, read_back  # imports locolab.envs, which sets the asset root
+
 NUM_ENVS = 8
 TASK = "LocoLab-Velocity-Flat-Go2"
 SLIPPERY, GRIPPY = 0.05, 2.5
@@ -17,12 +19,31 @@ SOFT, STIFF = 0.03, 0.01
 """Contact time constants [s] of the first and last four robots in the sinking check."""
 CONTACT_RANGE = (0.01, 0.03)
 """The tasks hold the ground material's contacts; the probe samples this range (the one measured, not adopted)."""
+SWEEP_POINTS = {"friction": 0.1, "payload": 5.0, "motor": 0.6, "contact": 0.05}
+"""One grid point of each of eval.py's dynamics sweeps, each outside the training range."""
+
+
+def read_back_errors(dynamics, reference: torch.Tensor) -> dict[str, float]:
+    """Per randomised parameter, the largest difference between what the physics holds (``read_back``) and
+    ``reference`` (a table in the columns of ``dynamics.values``)."""
+    error = (dynamics.read_back() - reference).abs()
+    parameters = dict.fromkeys(name.partition("/")[0] for name in dynamics.names)
+    return {name: error[:, dynamics.columns(name)].max().item() for name in parameters}
+
+
+def read_back_sweep_points(env) -> dict[str, list[float]]:
+    """eval.py's dynamics sweeps on two robots per grid point, beyond the training ranges: ``{sweep: [value, value
+    read back]}`` after a reset and a step (what the report's value_read_back column shows)."""
+    points = [GridPoint(sweep, value, 2 * i, 2 * i + 2) for i, (sweep, value) in enumerate(SWEEP_POINTS.items())]
+    apply_grid(env.unwrapped, points)
+    env.reset()
+    env.step(torch.zeros(NUM_ENVS, 12))
+    return {point.sweep: [point.value, value] for point, value in zip(points, read_back(env.unwrapped, points))}
 
 
 def main() -> None:
     from locolab.envs import load_task_cfgs, open_env  # first: it points Isaac Lab's asset root at local files
 
-    from isaaclab.actuators.newton import read_group_parameter
     from isaaclab_newton.physics.newton_manager import NewtonManager
 
     env_cfg, _ = load_task_cfgs(TASK, num_envs=NUM_ENVS, device="cpu", seed=0)
@@ -37,30 +58,10 @@ def main() -> None:
         values = dynamics.values.clone()
         names = dynamics.names
         column = {name: i for i, name in enumerate(names)}
-        strength = values[:, column["motor_strength/FL_hip_joint"]: column["kp_scale"]]
-
-        def group_parameter(component: str, attr: str) -> torch.Tensor:
-            return read_group_parameter(robot.actuators, "base_legs", component, attr)
-
-        default_kp = dynamics._defaults[("base_legs", "controller", "kp")]
-        default_saturation = dynamics._defaults[("base_legs", "clamping", "saturation_effort")]
-        applied = {
-            "kp": (group_parameter("controller", "kp") / default_kp
-                   - strength * values[:, [column["kp_scale"]]]).abs().max().item(),
-            "kd": (group_parameter("controller", "kd") / dynamics._defaults[("base_legs", "controller", "kd")]
-                   - strength * values[:, [column["kd_scale"]]]).abs().max().item(),
-            "saturation_effort": (group_parameter("clamping", "saturation_effort") / default_saturation
-                                  - strength).abs().max().item(),
-            "mass": (robot.data.body_mass.torch[:, 0] - dynamics._default_mass[:, 0]
-                     - values[:, column["added_base_mass"]]).abs().max().item(),
-            "com": (robot.data.body_com_pos_b.torch[:, 0] - dynamics._default_com[:, 0]
-                    - values[:, column["base_com_x"]: column["base_com_z"] + 1]).abs().max().item(),
-            "max_motor_effort": (group_parameter("clamping", "max_motor_effort")
-                                 / dynamics._defaults[("base_legs", "clamping", "max_motor_effort")]
-                                 - strength).abs().max().item(),
-        }
-        # what MuJoCo-Warp itself integrates with: its per-world model, after the change reached the solver
+        # Newton passes model changes to the solver at the next step: read back what the physics holds after one
         env.step(torch.zeros(NUM_ENVS, 12))
+        applied = read_back_errors(dynamics, values)
+        # what MuJoCo-Warp itself integrates with: its per-world model, after the change reached the solver
         values_now = dynamics.values
         mjw = NewtonManager._solver.mjw_model
         friction, body_mass, body_com = (mjw.geom_friction.numpy()[..., 0], mjw.body_mass.numpy(),
@@ -86,6 +87,15 @@ def main() -> None:
         solver["contacts_per_world"] = [int((contact_world == w).sum()) for w in range(NUM_ENVS)]
         priv_dynamics = obs["priv"][:, 3: 3 + len(names)]
         priv_dynamics_error = (priv_dynamics - dynamics.normalized()).abs().max().item()
+
+        # the read-back is the physics', not what was written: a write reaches MuJoCo's model at the next step,
+        # Newton's actuator arrays (which the torques come from) at once
+        previous = dynamics.values.clone()
+        dynamics.apply(torch.arange(NUM_ENVS), previous.flip(0))  # each robot another's dynamics
+        read_back_before_step = {"previous": read_back_errors(dynamics, previous),
+                                 "written": read_back_errors(dynamics, dynamics.values)}
+        env.step(torch.zeros(NUM_ENVS, 12))
+        read_back_after_step = read_back_errors(dynamics, dynamics.values)
 
         before = dynamics.values.clone()
         unwrapped.event_manager.apply(mode="reset", env_ids=torch.tensor([0, 1]), global_env_step_count=0)
@@ -138,17 +148,19 @@ def main() -> None:
         from locolab.envs import metrics
 
         held = dynamics.read_back()
-        held["friction"] = held["friction"].mean(dim=1)  # one value per robot shape, all the same
-        held["base_com_x"] = robot.data.body_com_pos_b.torch[:, 0, 0] - dynamics._default_com[:, 0, 0]
-        metrics_error = {name: (getattr(metrics, name)(unwrapped) - held[name]).abs().max().item()
-                         for name in metrics.DYNAMICS_METRICS}
-        read_back_contact_error = (held["contact_time_constant"] - dynamics.values[:, contact]).abs().max().item()
+        metrics_error = {name: (getattr(metrics, name)(unwrapped) - held[:, dynamics.columns(name)].mean(dim=1))
+                         .abs().max().item() for name in metrics.DYNAMICS_METRICS}
+        read_back_contact_error = (held[:, contact] - dynamics.values[:, contact]).abs().max().item()
         # draws concentrated near the ranges' ends (the finetuning student's), over every parameter of every robot
         concentration_from_cfg = dynamics.concentration
         dynamics.concentration = 0.05
         unwrapped.event_manager.apply(mode="reset", env_ids=torch.arange(NUM_ENVS), global_env_step_count=0)
         unit = (dynamics.values - dynamics.low) / (dynamics.high - dynamics.low)
+        sweep_read_back = read_back_sweep_points(env)
         print(json.dumps({
+            "read_back_before_step": read_back_before_step,
+            "read_back_after_step": read_back_after_step,
+            "sweep_read_back": sweep_read_back,
             "metrics_error": metrics_error,
             "read_back_contact_error": read_back_contact_error,
             "own_material_relative_error": own_material_error,

@@ -1,6 +1,7 @@
 """Steps the flat task's robots in one physics engine (the CPU profile's physics, the task's full randomised dynamics,
 pushes, falls and resets) under fixed random actions; prints one JSON line for test_mujoco_c.py: base heights, joint
-positions and the feet's contact forces every 20 steps, and what the engine's per-world models hold.
+positions and the feet's contact forces every 20 steps, what the engine's per-world models hold, and how far the
+dynamics term's read-back of them is from the values it applied.
 
 Each Isaac Lab environment owns the process's simulation context, so the test runs this in a subprocess per engine.
 """
@@ -28,6 +29,17 @@ def world_models(solver) -> dict:
             "friction": [model.geom_friction[:, 0].tolist() for model in models],
             "batched_friction": np.broadcast_to(solver.mjw_model.geom_friction.numpy()[..., 0],
                                                 (len(models), models[0].ngeom)).tolist()}
+
+
+def read_back_error(env) -> dict:
+    """Per randomised parameter, the largest difference between what the engine steps with (``read_back``: MuJoCo
+    C's per-world models or MuJoCo-Warp's batched one) and the applied table, over the robots the last step did not
+    reset (their new dynamics reach the engine at the next step); ``robots``: how many."""
+    dynamics = env.event_manager.get_term_cfg("dynamics").func
+    kept = ~env.reset_buf
+    error = (dynamics.read_back() - dynamics.values)[kept].abs()
+    parameters = dict.fromkeys(name.partition("/")[0] for name in dynamics.names)
+    return {"robots": int(kept.sum()), **{name: error[:, dynamics.columns(name)].max().item() for name in parameters}}
 
 
 def main() -> None:
@@ -62,7 +74,7 @@ def main() -> None:
                                "joint_pos": robot.data.joint_pos.torch.tolist(),
                                "feet_force": contacts.data.net_forces_w.torch[:, feet].norm(dim=-1).tolist()})
         report = {"solver": type(NewtonManager._solver).__name__, "states": states,
-                  "world_models": world_models(NewtonManager._solver)}
+                  "world_models": world_models(NewtonManager._solver), "read_back_error": read_back_error(unwrapped)}
     print(json.dumps(report))
 
 

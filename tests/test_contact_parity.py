@@ -26,15 +26,19 @@ def test_newton_holds_the_asked_contact_solref(probe):
 
 
 def test_the_feet_sink_equally_deep_in_both_simulators(probe):
+    """0.1 mm: 1.6 times the largest difference measured over the probe's two robots (0.063 mm; 0.02 mm on the first:
+    docs/tasks.md), with feet that sink 0.9 to 11 mm."""
     for newton, mujoco in zip(probe["newton"], probe["mujoco"]):
         assert len(mujoco["penetration"]) == 4  # one contact per foot
         for world in newton["penetration"]:
-            assert world == pytest.approx(mujoco["penetration"], abs=1e-4), newton["time_constant"]  # 0.1 mm
+            assert world == pytest.approx(mujoco["penetration"], abs=1e-4), newton["time_constant"]
 
 
 def test_the_base_stands_at_the_same_height_in_both_simulators(probe):
+    """0.2 mm: 1.8 times the largest difference measured (0.11 mm: docs/tasks.md), where the softer contacts lower the
+    base by 12 mm."""
     softest = probe["mujoco"][-1]["base_height"]
     assert probe["mujoco"][0]["base_height"] - softest > 0.005  # softer contacts lower it measurably
     for newton, mujoco in zip(probe["newton"], probe["mujoco"]):
         for height in newton["base_height"]:
-            assert height == pytest.approx(mujoco["base_height"], abs=1e-3), newton["time_constant"]  # 1 mm
+            assert height == pytest.approx(mujoco["base_height"], abs=2e-4), newton["time_constant"]

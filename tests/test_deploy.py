@@ -176,18 +176,27 @@ print(json.dumps({{"targets": targets.tolist(), "heavy": heavy, "locolab": sys.m
 
 
 def test_sim2sim_drives_the_mujoco_robot_and_reports_finite_numbers(exported, tmp_path):
+    """Finite numbers, and the ones that must agree do (they hold for any policy, trained 2 iterations or not)."""
     video = tmp_path / "sim2sim.mp4"
     result = run_script("sim2sim.py", "--policy", str(exported["dir"]), "--seconds", "2", "--command", "0.3", "0",
                         "0", "--friction", "0.8", "--payload", "1.0", "--video", str(video))
     assert result.returncode == 0, result.stderr[-3000:]
     report = last_json(result.stdout)
     assert (report["seconds"], report["friction"], report["payload_kg"]) == (2.0, 0.8, 1.0)
+    assert report["command"] == [0.3, 0.0, 0.0] and report["contact_time_constant"] is None
     for key in ("lin_vel_error", "ang_vel_error", "distance", "time_upright"):
         assert isinstance(report[key], float) and math.isfinite(report[key]) and report[key] >= 0, key
     assert isinstance(report["falls"], int) and report["falls"] >= 0
     assert set(report["interventions"]) == {"nonfinite_observation", "out_of_range_observation", "nonfinite_action",
                                             "clipped_to_limits", "rate_limited"}  # the safety layer's counts
-    assert report["time_upright"] <= 2.0 + 1e-9
+    assert all(isinstance(count, int) and count >= 0 for count in report["interventions"].values())
+    # each of the 100 control steps (20 ms) is either upright or a fall
+    assert report["time_upright"] == pytest.approx((100 - report["falls"]) * 0.02)
+    # a mean of errors is at least the error of the mean velocity (Jensen): the two summaries agree
+    vx, vy, yaw_rate = report["mean_base_velocity"]
+    assert all(math.isfinite(v) for v in (vx, vy, yaw_rate))
+    assert report["lin_vel_error"] >= math.hypot(0.3 - vx, 0.0 - vy) - 1e-9
+    assert report["ang_vel_error"] >= abs(yaw_rate) - 1e-9
     import imageio.v2 as imageio
 
     with imageio.get_reader(str(video)) as reader:

@@ -24,8 +24,29 @@ def test_every_parameter_is_sampled_within_its_range(probe):
 
 
 def test_sampled_values_are_the_ones_applied_in_the_simulator(probe):
+    # read back from MuJoCo-Warp's model and the arrays Newton's actuators compute torques from, after one step
+    assert set(probe["applied_error"]) == {"friction", "added_base_mass", "base_com_x", "base_com_y", "base_com_z",
+                                           "motor_strength", "kp_scale", "kd_scale", "contact_time_constant"}
     for quantity, error in probe["applied_error"].items():
-        assert error < 1e-5, quantity  # kp, kd, torque limits, base mass, CoM and friction as sampled
+        assert error < 1e-5, quantity
+
+
+def test_the_read_back_is_the_solvers_not_what_was_written(probe):
+    # a write reaches MuJoCo's model at the next physics step; until then the read-back shows the previous robots
+    before = probe["read_back_before_step"]
+    for name in ("friction", "added_base_mass", "base_com_x", "base_com_y", "base_com_z", "contact_time_constant"):
+        assert before["previous"][name] < 1e-5 and before["written"][name] > 1e-3, name
+    for name in ("motor_strength", "kp_scale", "kd_scale"):  # Newton's actuator arrays are the physics' at once
+        assert before["written"][name] < 1e-5, name
+    for name, error in probe["read_back_after_step"].items():
+        assert error < 1e-5, name
+
+
+def test_eval_sweeps_read_their_grid_values_back_from_the_solver(probe):
+    # eval.py's value_read_back column, beyond the training ranges (friction 0.1, payload 5 kg, motors 0.6, 50 ms)
+    assert set(probe["sweep_read_back"]) == {"friction", "payload", "motor", "contact"}
+    for sweep, (value, read_back) in probe["sweep_read_back"].items():
+        assert read_back == pytest.approx(value, abs=1e-5), sweep
 
 
 def test_the_solvers_own_arrays_hold_the_sampled_friction_mass_and_centre_of_mass(probe):

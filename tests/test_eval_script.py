@@ -85,20 +85,22 @@ def test_same_seed_same_results_bit_for_bit(trained_run, tmp_path):
     (("--sweep", "friction", "--grid", "payload=1,2"), "--grid names payload, which --sweep does not include"),
     (("--episodes", "0"), "--episodes must be at least 1"),
 ])
-def test_bad_arguments_are_one_line_errors(trained_run, args, message):
-    result = run_main("eval.py", "--checkpoint", str(trained_run), "--device", "cpu", *args)
+def test_bad_arguments_are_one_line_errors(tmp_path, args, message):
+    """Arguments are checked before any checkpoint is read: the one named here does not even exist."""
+    result = run_main("eval.py", "--checkpoint", str(tmp_path / "model_2.pt"), "--device", "cpu", *args)
     assert result.returncode == 2
     assert message in result.stderr and "Traceback" not in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
 
 
-def test_checkpoints_of_different_tasks_cannot_share_a_report(trained_run, tmp_path):
+def test_checkpoints_of_different_tasks_cannot_share_a_report(tmp_path):
+    """Refused from what the checkpoints record (their iteration and task), before any environment is built: a CPU
+    training variant plays as its base task, which is not the rough one."""
     import torch
 
-    other = tmp_path / "model_0.pt"
-    saved = torch.load(trained_run / "model_2.pt", weights_only=False)
-    saved["task"] = "LocoLab-Velocity-Rough-Go2"
-    torch.save(saved, other)
-    result = run_script("eval.py", "--checkpoint", str(trained_run), str(other), "--device", "cpu")  # a process
+    flat, rough = tmp_path / "model_2.pt", tmp_path / "model_0.pt"
+    torch.save({"iter": 2, "task": "LocoLab-Velocity-Flat-Go2-CPU"}, flat)
+    torch.save({"iter": 0, "task": "LocoLab-Velocity-Rough-Go2"}, rough)
+    result = run_script("eval.py", "--checkpoint", str(flat), str(rough), "--device", "cpu")  # a process
     assert result.returncode == 2 and "checkpoints of different tasks cannot share a report" in result.stderr
     assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1  # all of its stderr

@@ -9,9 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow  # runs pip
 def test_a_regular_install_holds_every_library_task_and_agent_module(tmp_path):
     source = tmp_path / "checkout"  # setuptools writes build/ and *.egg-info beside setup.py: keep them out of the repo
     for folder in ("source", "tasks", "agents"):

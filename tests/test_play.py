@@ -143,11 +143,13 @@ def test_held_dynamics_are_every_robots_for_the_whole_run(trained_run):
                         "--dynamics", "added_base_mass=2.5", "base_com_x=0.1", "motor_strength=0.7")
     assert result.returncode == 0, result.stderr[-3000:]
     summary = last_json(result.stdout)
-    assert summary["dynamics"] == {"added_base_mass": 2.5, "base_com_x": 0.1, "motor_strength": 0.7}
-    # read back from the simulator's robots by the episode metrics, over every episode (resets keep them)
+    held = {"added_base_mass": 2.5, "base_com_x": 0.1, "motor_strength": 0.7}  # motors 0.7: below the training range
+    assert summary["dynamics"] == held
+    # what the physics stepped with at the end, read from MuJoCo-Warp's model and Newton's actuator arrays
+    assert summary["dynamics_read_back"] == pytest.approx(held, abs=1e-5)
+    # the applied values the episode metrics record, over every episode (resets keep them)
     metrics = summary["metrics"]
-    assert (metrics["added_base_mass"], metrics["base_com_x"]) == pytest.approx((2.5, 0.1), abs=1e-5)
-    assert metrics["motor_strength"] == pytest.approx(0.7, abs=1e-5)  # 0.7: below the training range
+    assert {name: metrics[name] for name in held} == pytest.approx(held, abs=1e-5)
 
 
 @pytest.mark.parametrize(("spec", "message"), [

@@ -166,3 +166,72 @@ def test_an_mlp_checkpoint_given_to_the_recurrent_agent_is_a_clear_error(trained
     assert result.returncode == 2
     assert result.stderr.strip().splitlines()[-1].startswith("error: ")
     assert "trained with --agent ppo, not --agent ppo_rnn" in result.stderr
+
+
+class MemoryRecordingRuntime:
+    """A :class:`~locolab.deploy.PolicyRuntime` whose network calls are recorded: the memory fed in and returned."""
+
+    def __init__(self, policy_dir: Path) -> None:
+        from locolab.deploy import PolicyRuntime
+
+        self.runtime = PolicyRuntime(policy_dir)
+        self.calls: list = []  # ("reset", largest memory entry before it) or (memory fed, memory returned)
+        assert self.runtime.state_outputs == {"h_in": "h_out"}
+        session = self.runtime.session
+
+        class Session:
+            def run(_, names, feeds):
+                outputs = session.run(names, feeds)
+                self.calls.append((feeds["h_in"].copy(), outputs[names.index("h_out")].copy()))
+                return outputs
+
+        self.runtime.session = Session()
+
+    def __getattr__(self, name):
+        return getattr(self.runtime, name)
+
+    def reset(self) -> None:
+        self.calls.append(("reset", float(np.abs(self.runtime.state["h_in"]).max())))
+        self.runtime.reset()
+
+    def step(self, state):
+        return self.runtime.step(state)
+
+
+@pytest.mark.slow
+def test_sim2sim_runs_a_recurrent_export_carrying_its_memory_and_zeroing_it_at_each_start(rnn_run, tmp_path):
+    """docs/agents.md and docs/deployment.md: PolicyRuntime carries the state between ``step`` calls and zeroes it in
+    ``reset()``, so ``sim2sim.py`` runs recurrent policies unchanged."""
+    out = tmp_path / "exported"
+    exported = run_script("export.py", "--checkpoint", str(rnn_run), "--out", str(out), "--steps", "50",
+                          "--num_envs", "2")
+    assert exported.returncode == 0, exported.stderr[-3000:]
+    result = run_script("sim2sim.py", "--policy", str(out), "--seconds", "2", "--command", "0.5", "0", "0")
+    assert result.returncode == 0, result.stderr[-3000:]
+    report = last_json(result.stdout)
+    assert report["time_upright"] > 0 and all(np.isfinite(report[key]) for key in ("distance", "time_upright"))
+    assert_sim2sim_carries_the_memory(out)
+
+
+def assert_sim2sim_carries_the_memory(policy_dir: Path) -> None:
+    """sim2sim's loop twice with one runtime of a GRU export: each step is fed the memory the previous one returned,
+    and every start (a reset) zeroes it."""
+    from locolab.assets import ensure_robot_files
+    from locolab.eval.sim2sim import run_sim2sim
+
+    runtime = MemoryRecordingRuntime(policy_dir)
+    mjcf = ensure_robot_files().mjcf
+    for _ in range(2):
+        run_sim2sim(runtime, mjcf, seconds=1.0, command=(0.5, 0.0, 0.0))
+    resets = [call for call in runtime.calls if isinstance(call[0], str)]
+    assert len(resets) >= 2 and isinstance(runtime.calls[0][0], str)
+    assert max(memory for _, memory in resets) > 0  # a reset met a memory (the first run's at least) and cleared it
+    previous = None
+    for call in runtime.calls:
+        if isinstance(call[0], str):  # a reset
+            previous = np.zeros((1, 1, 128), dtype=np.float32)
+            continue
+        fed, returned = call
+        assert np.array_equal(fed, previous)  # each step is fed the memory the previous one returned
+        previous = returned
+    assert len(runtime.calls) - len(resets) >= 100  # 2 x 1 s at 50 Hz

@@ -14,6 +14,8 @@ from tensorboard.backend.event_processing.event_accumulator import EventAccumula
 
 from roa_toy_training import mean_return, train_ppo, train_roa
 
+pytestmark = pytest.mark.slow  # trains three toy runs through the runner's learn (about a minute)
+
 TRAIN_ITERATIONS, FINETUNE_ITERATIONS = 40, 30
 
 

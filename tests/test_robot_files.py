@@ -100,8 +100,14 @@ def test_default_pose_stands_at_the_published_height():
     assert 0.30 <= GO2_SPEC.standing_height() <= 0.34
 
 
+def in_a_cache_of_its_own(monkeypatch, folder) -> None:
+    """Generated files go to ``folder``: the cache folder and the asset root under it (both set on import)."""
+    monkeypatch.setattr(robot_files, "CACHE_DIR", folder)
+    monkeypatch.setattr(robot_files, "ASSET_ROOT", folder / "asset_root")
+
+
 def test_files_are_cached_and_regenerated_when_the_table_changes(tmp_path, monkeypatch):
-    monkeypatch.setattr(robot_files, "CACHE_DIR", tmp_path)
+    in_a_cache_of_its_own(monkeypatch, tmp_path)
     spec = dataclasses.replace(GO2_SPEC, name="go2_probe")
     first = robot_files.ensure_robot_files(spec)
     stamp = first.usd.stat().st_mtime_ns
@@ -118,7 +124,7 @@ def test_files_are_cached_and_regenerated_when_the_table_changes(tmp_path, monke
 
 
 def test_a_change_in_a_writers_source_regenerates_the_files(tmp_path, monkeypatch):
-    monkeypatch.setattr(robot_files, "CACHE_DIR", tmp_path)
+    in_a_cache_of_its_own(monkeypatch, tmp_path)
     spec = dataclasses.replace(GO2_SPEC, name="go2_writer_probe")
     first = robot_files.ensure_robot_files(spec)
     stamp = first.mjcf.stat().st_mtime_ns

@@ -27,18 +27,23 @@ def test_a_short_soak_shows_no_growth_in_memory_or_open_files(tmp_path):
 
 def test_a_training_run_that_finished_is_not_sampled_as_alive(tmp_path):
     """A launched run that ends before the soak does stays a zombie until the soak reaps it: the soak stops there
-    instead of sampling an empty process until its time is up."""
+    instead of sampling an empty process until its time is up. Its time (10 minutes) is far from the stop's
+    (milliseconds), so a tenth of it holds on a loaded machine too."""
     import subprocess
     import time
+
+    import psutil
 
     from locolab.bench.soak import sample_processes, soak
 
     finished = subprocess.Popen(["true"])
-    time.sleep(0.5)  # exited, not reaped: a zombie
+    while psutil.Process(finished.pid).status() != psutil.STATUS_ZOMBIE:  # exited, not reaped (no poll or wait)
+        time.sleep(0.05)
     assert sample_processes([finished.pid])[3] == 0
+    duration_s = 600.0
     start = time.monotonic()
-    assert soak(finished.pid, tmp_path, duration_s=60.0, sample_s=1.0) == {}
-    assert time.monotonic() - start < 5.0
+    assert soak(finished.pid, tmp_path, duration_s=duration_s, sample_s=1.0) == {}
+    assert time.monotonic() - start < duration_s / 10
     finished.wait()
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import torch
 
 from hidden_gain_env import HiddenGainEnv
@@ -19,7 +20,10 @@ def test_a_block_runs_on_the_given_thread_count_and_zero_leaves_it_alone():
         assert torch.get_num_threads() == before
 
 
+@pytest.mark.slow
 def test_the_runner_collects_and_updates_on_the_configured_thread_counts():
+    """Two iterations of the runner's own learn (a toy task): the thread counts are set around its phases, so only
+    a training loop shows them; it trains, so it is slow (tests/training_guard.py)."""
     before = torch.get_num_threads()
     learning = 2 if before != 2 else 3  # a count different from both torch's default and the collection's
     cfg = runner_cfg(PPO_CFG, {"actor": ["policy"], "critic": ["critic"]}) | {

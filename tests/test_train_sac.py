@@ -111,3 +111,27 @@ def test_the_async_collector_is_refused_on_a_gpu():
     cfg = SacRunnerCfg(max_iterations=1, experiment_name="x", device="cuda:0", collector="async")
     with pytest.raises(ValueError, match="on cuda:0 use --collector sync"):
         check_sac_cfg(cfg)
+
+
+@pytest.mark.slow
+def test_a_resumed_run_refills_learning_starts_transitions_before_its_first_update(sac_runs, tmp_path):
+    """docs/agents.md: the replay buffer is not checkpointed, so a resumed run collects ``learning_starts``
+    transitions with the resumed actor before its first update. Here 64: the first resumed iteration adds 48 (8 steps
+    of 8 envs, the last 2 of each waiting for their 3-step return) and updates nothing, the second reaches 112."""
+    import torch
+
+    checkpoint = sac_runs["sync"] / "model_2.pt"
+    saved_updates = torch.load(checkpoint, weights_only=False)["sac"]["updates"]
+    assert saved_updates >= 4
+    result = run_script("train.py", "--device", "cpu", "--num_envs", "8", "--max_iterations", "2", "--seed", "5",
+                        *SMALL_SAC_SETTINGS, "env.episode_length_s=0.3", BOUNDS_OVERRIDE, *ENTROPY_SCHEDULE,
+                        "--resume", str(checkpoint), "--log_root", str(tmp_path))
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "model_2.pt at iteration 3" in result.stdout
+    (run,) = run_dirs(tmp_path)
+    events = EventAccumulator(str(run)).Reload()
+    added = [(event.step, event.value) for event in events.Scalars("SAC/buffer_transitions")]
+    assert added == [(3, 48), (4, 112)]  # an empty buffer at the resume, refilled
+    # no update in iteration 3 (nothing logged), the first 2 in iteration 4
+    assert [(event.step, event.value) for event in events.Scalars("SAC/updates")] == [(4, saved_updates + 2)]
+    assert [event.step for event in events.Scalars("Loss/value_function")] == [4]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from locolab.assets import ensure_robot_files
 from locolab.envs import fix_velocity_command, keep_observation_noise, noisy_observation_terms, parse_velocity_command
-from locolab.envs.mdp import hold_dynamics, parse_held_dynamics
+from locolab.envs.mdp import hold_dynamics, parse_held_dynamics, read_back_held
 from locolab.envs.metrics import DYNAMICS_METRICS
 
 from .evaluate import evaluate_policy, play_summary
@@ -71,12 +71,14 @@ def play(task: str, checkpoint: str | Path | None = None, run: str | Path | None
         evaluation = evaluate_policy(opened.runner.env, opened.policy, total_steps, alg=opened.runner.alg,
                                      log_episodes=True, record_steps=True, before_step=capture)
         noisy_observations = noisy_observation_terms(opened.env)
+        held_in_solver = read_back_held(unwrapped, held) if held else {}  # the physics', not what was written
     for number, episode in enumerate(evaluation.episodes(), start=1):
         echo(episode_line(number, episode))
     summary = play_summary(evaluation, total_steps)
     summary.update({
         "command": list(fixed) if fixed is not None else None,
         "dynamics": held,
+        "dynamics_read_back": held_in_solver,
         "noisy_observations": noisy_observations,
         "num_envs": num_envs,
         "task": opened.task,

@@ -94,7 +94,8 @@ class MujocoRobot:
         mujoco.mj_forward(self.model, self.data)
 
     def state(self, command: np.ndarray) -> RobotState:
-        """What the robot's sensors report (encoders, IMU gyroscope and orientation)."""
+        """What the robot's sensors report (encoders, IMU gyroscope and orientation), in the policy's joint order and
+        the base frame. The IMU is MuJoCo's sensor data: current after ``mj_forward``, a step old after ``mj_step``."""
         return RobotState(
             joint_pos=self.data.qpos[self.qpos_adr].astype(np.float32),
             joint_vel=self.data.qvel[self.dof_adr].astype(np.float32),
@@ -152,6 +153,9 @@ def run_sim2sim(policy: str | Path | PolicyRuntime, mjcf: str | Path, seconds: f
                 disturbance(robot, robot.data.time)
             robot.apply_pd(targets, stiffness, damping, effort)
             mujoco.mj_step(robot.model, robot.data)
+        # mj_step leaves sensors and poses at the state before its integration: without this, the IMU read next
+        # would lag the encoders by a physics step, and the fall rule and velocities would read the old pose
+        mujoco.mj_forward(robot.model, robot.data)
         if recorder is not None:
             recorder.frames.append(recorder.render_qpos(robot.data.qpos))
         if robot.fallen():

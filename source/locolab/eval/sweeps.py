@@ -173,8 +173,11 @@ def apply_grid(env, points: list[GridPoint]) -> None:
 
 
 def read_back(env, points: list[GridPoint]) -> list[float]:
-    """Each grid point's value as the simulator holds (or, for pushes, applied) it, averaged over its slice."""
-    simulated = env.event_manager.get_term_cfg(DYNAMICS_EVENT).func.read_back()
+    """Each grid point's value as the simulator holds (or, for pushes, applied) it, averaged over its slice: the
+    dynamics from the solver's own model (:meth:`~locolab.envs.mdp.randomize_dynamics.read_back`)."""
+    dynamics = env.event_manager.get_term_cfg(DYNAMICS_EVENT).func
+    solver_values = dynamics.read_back()
+    simulated = {name: solver_values[:, dynamics.columns(name)].mean(dim=1) for name in DYNAMICS_PARAMETER.values()}
     simulated["command"] = env.command_manager.get_command(COMMAND_NAME)[:, 0]
     push = _push_term(env)
     if push is not None:

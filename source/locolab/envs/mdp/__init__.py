@@ -11,5 +11,6 @@ from .dynamics import (
     parameter_names,
     parse_held_dynamics,
     randomize_dynamics,
+    read_back_held,
 )
 from .observations import dynamics_params, feet_contact

@@ -21,6 +21,8 @@ from isaaclab.actuators.newton import read_group_parameter, write_group_paramete
 from isaaclab.managers import EventTermCfg, ManagerTermBase, SceneEntityCfg
 from isaaclab.utils import configclass
 
+from locolab.envs.solver_model import contact_friction, contact_time_constant, ground_contacts, model_field
+
 if TYPE_CHECKING:
     from isaaclab.envs import ManagerBasedEnv
 
@@ -122,6 +124,14 @@ def hold_dynamics(env: ManagerBasedEnv, held: dict[str, float], event_name: str 
     term.apply(every_env, term.values.clone())
 
 
+def read_back_held(env: ManagerBasedEnv, held: dict[str, float], event_name: str = "dynamics") -> dict[str, float]:
+    """Each parameter of ``held`` as the physics steps with it (:meth:`randomize_dynamics.read_back`), averaged over
+    the environments (and motors): what a run held, from the solver rather than from what was written."""
+    term: randomize_dynamics = env.event_manager.get_term_cfg(event_name).func
+    simulated = term.read_back()
+    return {name: float(simulated[:, term.columns(name)].mean()) for name in held}
+
+
 class randomize_dynamics(ManagerTermBase):
     """Sample and apply friction, payload, CoM offset, motor strength, PD gain scales and the ground contact's
     softness per environment.
@@ -143,6 +153,8 @@ class randomize_dynamics(ManagerTermBase):
                 f"randomize_dynamics: asset_cfg must name exactly one body (the base), got {asset_cfg.body_names}."
             )
         self.base_ids = torch.as_tensor(asset_cfg.body_ids, dtype=torch.int32, device=self.device)
+        self._base_label = self.robot._root_view.body_labels[asset_cfg.body_ids[0]]
+        """Newton's label of the base body (world 0's), which finds it in the solver's model."""
         self.names = parameter_names(self.robot.joint_names)
         num_joints = self.robot.num_joints
         self._physics = env.sim.physics_manager
@@ -209,17 +221,39 @@ class randomize_dynamics(ManagerTermBase):
             raise ValueError(f"randomize_dynamics has no parameter '{name}': {self.names}.")
         return columns
 
-    def read_back(self) -> dict[str, torch.Tensor]:
-        """Friction, payload, motor strength and contact time constant of every environment as the simulator holds
-        them now (shape friction, base mass minus the asset's, the DC motors' torque limit over its default, joints
-        averaged; the mean of the ground's and the robot shapes' time constants)."""
-        base_mass = self.robot.data.body_mass.torch[:, self.base_ids] - self._default_mass
-        strengths = [read_group_parameter(self._actuators, group, "clamping", "max_motor_effort")
-                     / self._defaults[(group, "clamping", "max_motor_effort")] for group in self._actuators]
-        contact_time_constant = (2.0 / self._contact_kd.mean(dim=1) + self._ground_solref[0]) / 2
-        return {"friction": self._friction.clone(), "added_base_mass": base_mass[:, 0].clone(),
-                "motor_strength": torch.cat(strengths, dim=1).mean(dim=1),
-                "contact_time_constant": contact_time_constant}
+    def read_back(self) -> torch.Tensor:
+        """Every parameter of every environment as the physics steps with it now, in the columns of :attr:`values`.
+
+        Read from the solver's own model (MuJoCo-Warp's, or MuJoCo C's per world: :mod:`locolab.envs.solver_model`)
+        and the arrays Newton's actuators compute torques from, never from what :meth:`apply` kept, so it disagrees
+        with :attr:`values` where a write did not reach the physics (Newton forwards model changes at the next step:
+        read after one). Friction and contact time constant: the mean over the robot-ground geom pairs of what MuJoCo
+        gives their contacts; motor strength: the DC-motor clamp's efforts over their defaults, averaged; gain scales:
+        the controller's gains over their defaults and the joint's strength."""
+        solver = self._physics._solver
+        contacts = ground_contacts(solver, self._physics.get_model(), self._base_label)
+        solver_values = [contact_friction(solver, contacts).mean(dim=1, keepdim=True),
+                         model_field(solver, "body_mass")[:, [contacts.base]],
+                         model_field(solver, "body_ipos")[:, contacts.base],
+                         contact_time_constant(solver, contacts).mean(dim=1, keepdim=True)]
+        friction, mass, com, contact = (values.to(self.device, torch.float) for values in solver_values)
+        strength, kp_scale, kd_scale = self._actuator_read_back()
+        return torch.cat([friction, mass - self._default_mass, com - self._default_com[:, 0], strength,
+                          kp_scale, kd_scale, contact], dim=1)
+
+    def _actuator_read_back(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Per-joint motor strength and the mean kp and kd scales, from the Newton actuators' parameter arrays: the
+        physics' torques come from them (MuJoCo gets them as applied joint forces; its own effort limits act only on
+        MuJoCo actuators, which the model has none of)."""
+        strength = torch.empty(self.num_envs, self.robot.num_joints, device=self.device)
+        kp_scale, kd_scale = torch.empty_like(strength), torch.empty_like(strength)
+        for group, joints in self._group_joints.items():
+            live = {key: read_group_parameter(self._actuators, group, *key) for key in _SCALED_ACTUATOR_PARAMETERS}
+            default = {key: self._defaults[(group, *key)] for key in _SCALED_ACTUATOR_PARAMETERS}
+            strength[:, joints] = sum(live[key] / default[key] for key in _DC_MOTOR_EFFORTS) / len(_DC_MOTOR_EFFORTS)
+            for scale, gain in ((kp_scale, ("controller", "kp")), (kd_scale, ("controller", "kd"))):
+                scale[:, joints] = live[gain] / default[gain] / strength[:, joints]
+        return strength, kp_scale.mean(dim=1, keepdim=True), kd_scale.mean(dim=1, keepdim=True)
 
     def apply(self, env_ids: torch.Tensor, values: torch.Tensor) -> None:
         """Write ``values`` (one row per environment in ``env_ids``, columns named by :attr:`names`) into the sim;
@@ -293,3 +327,5 @@ _SCALED_ACTUATOR_PARAMETERS = (
 )
 """Newton actuator parameters scaled per joint: gains by strength x gain scale, DC-motor limits by strength."""
 
+_DC_MOTOR_EFFORTS = (("clamping", "saturation_effort"), ("clamping", "max_motor_effort"))
+"""The DC-motor clamp's efforts, which bound its whole torque-speed envelope: motor strength scales both."""
