@@ -54,9 +54,10 @@ class SafetyLayer:
         self.fields = (("joint_pos", n), ("joint_vel", n), ("ang_vel", 3), ("gravity", 3), ("command", 3),
                        ("last_action", n))
         """The readings' fields, in the order of the bounds below (the last action, the policy's own, is finite)."""
-        self.low = np.concatenate([joint_low, -joint_vel, np.full(3, -MAX_ANG_VEL), np.full(3, -1 - GRAVITY_NORM_TOLERANCE),
+        gravity = 1 + GRAVITY_NORM_TOLERANCE
+        self.low = np.concatenate([joint_low, -joint_vel, np.full(3, -MAX_ANG_VEL), np.full(3, -gravity),
                                    np.full(3 + n, -UNBOUNDED)], dtype=np.float32)
-        self.high = np.concatenate([joint_high, joint_vel, np.full(3, MAX_ANG_VEL), np.full(3, 1 + GRAVITY_NORM_TOLERANCE),
+        self.high = np.concatenate([joint_high, joint_vel, np.full(3, MAX_ANG_VEL), np.full(3, gravity),
                                     np.full(3 + n, UNBOUNDED)], dtype=np.float32)
         self.gravity = slice(2 * n + 3, 2 * n + 6)
         self.output_names = output_names
