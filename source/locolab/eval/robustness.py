@@ -65,7 +65,8 @@ def evaluate_robustness(checkpoints: list[Path], sweeps: list[str], episodes: in
     """Evaluate the checkpoints' policies over ``sweeps`` and write ``out_dir``'s results.csv, plots and report.md
     (and with ``step_csv`` one row per env per step in ``out_dir/steps/``); returns the report's path."""
     task, chosen = policies_to_evaluate(checkpoints, policy)
-    infos_of = {choice.task: sweep_infos(load_task_cfgs(choice.task, device=device)[0]) for choice in chosen}
+    # each training task's configs loaded once: a finetune checkpoint's teacher and student share one
+    infos_of = {t: sweep_infos(load_task_cfgs(t, device=device)[0]) for t in {c.task: None for c in chosen}}
     infos = infos_of[chosen[0].task]  # the grid and the report's shaded ranges: the first checkpoint's training
     points = plan_grid(sweeps, episodes, infos, grids)
     env_cfg, _ = load_task_cfgs(task, device=device, seed=seed)
