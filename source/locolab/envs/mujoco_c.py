@@ -22,8 +22,11 @@ import warp as wp
 from isaaclab.utils import configclass
 from isaaclab_newton.physics.mjwarp_manager import NewtonMJWarpManager
 from isaaclab_newton.physics.mjwarp_manager_cfg import MJWarpSolverCfg
-from newton import Contacts, Model
+from newton import Contacts, Model, State, eval_fk
+from newton._src.solvers.mujoco.kernels import convert_mj_coords_to_warp_kernel
 from newton.solvers import SolverMuJoCo
+
+from .mujoco_c_contacts import ContactGather
 
 _STATE = mujoco.mjtState
 STEP_INPUTS = {"qpos": _STATE.mjSTATE_QPOS, "qvel": _STATE.mjSTATE_QVEL, "act": _STATE.mjSTATE_ACT,
@@ -33,8 +36,6 @@ STEP_INPUTS = {"qpos": _STATE.mjSTATE_QPOS, "qvel": _STATE.mjSTATE_QVEL, "act": 
 reset zeroes the last five)."""
 STEP_OUTPUTS = ("qpos", "qvel", "act", "qacc_warmstart")
 """Data fields Newton reads after a step."""
-CONTACT_POSES = ("xpos", "xquat")
-"""Body poses, which put contact points in the bodies' frames."""
 
 
 class SolverMuJoCoC(SolverMuJoCo):
@@ -60,8 +61,20 @@ class SolverMuJoCoC(SolverMuJoCo):
         self._output_columns = np.cumsum([0] + [values[0].size for values in self._outputs])
         self._input_spec = int(sum(STEP_INPUTS.values()))
         self._output_spec = int(sum(STEP_INPUTS[name] for name in STEP_OUTPUTS))
+        self._input_columns = np.cumsum([0] + [values[0].size for values in self._inputs])
+        self._input_state = np.empty((len(self.world_data), self._input_columns[-1]))
         self._output_state = np.empty((len(self.world_data), self._output_columns[-1]))
+        # one tuple per world, built once: the loop over worlds is the hot path of a CPU training
+        self._worlds = list(zip(self.world_models, self.world_data, self._input_state, self._output_state))
         self._timestep = None
+        self.defer_kinematics = False
+        """Set by :class:`NewtonMuJoCoCManager` while it steps one control period: a physics step then leaves the
+        bodies' poses and velocities (Newton's forward kinematics) to :meth:`finish_kinematics`, since nothing
+        reads them between the period's physics steps (only joint coordinates feed the actuators)."""
+        self._kinematics_pending = False
+        self.kinematics_once_per_period = True
+        """Whether :class:`NewtonMuJoCoCManager` defers the kinematics (``MuJoCoCSolverCfg``'s switch)."""
+        self._contact_gather: ContactGather | None = None
 
     def notify_model_changed(self, flags: int) -> None:
         super().notify_model_changed(flags)
@@ -96,49 +109,46 @@ class SolverMuJoCoC(SolverMuJoCo):
             for world_model in self.world_models:
                 world_model.opt.timestep = timestep
             self._timestep = timestep
-        worlds = len(self.world_data)
-        inputs = np.concatenate([values.reshape(worlds, -1) for values in self._inputs], axis=1, dtype=np.float64)
-        outputs, input_spec, output_spec = self._output_state, self._input_spec, self._output_spec
-        for world, (world_model, data) in enumerate(zip(self.world_models, self.world_data)):
-            mujoco.mj_setState(world_model, data, inputs[world], input_spec)
-            mujoco.mj_step(world_model, data)
-            mujoco.mj_getState(world_model, data, outputs[world], output_spec)
+        worlds, inputs, outputs = len(self.world_data), self._input_state, self._output_state
+        for values, start, end in zip(self._inputs, self._input_columns[:-1], self._input_columns[1:]):
+            inputs[:, start:end] = values.reshape(worlds, -1)
+        set_state, step, get_state = mujoco.mj_setState, mujoco.mj_step, mujoco.mj_getState
+        input_spec, output_spec = self._input_spec, self._output_spec
+        for world_model, data, state_in, state_out in self._worlds:
+            set_state(world_model, data, state_in, input_spec)
+            step(world_model, data)
+            get_state(world_model, data, state_out, output_spec)
         for values, start, end in zip(self._outputs, self._output_columns[:-1], self._output_columns[1:]):
             values.reshape(worlds, -1)[:] = outputs[:, start:end]
+
+    def _update_newton_state(self, model: Model, state: State, mj_data, state_prev: State) -> None:
+        """Newton's conversion of MuJoCo's coordinates into ``state``; while :attr:`defer_kinematics` is set, only
+        the joint coordinates (Newton's own kernel and inputs), the bodies' kinematics left pending."""
+        if not self.defer_kinematics or getattr(getattr(state, "mujoco", None), "qfrc_actuator", None) is not None:
+            super()._update_newton_state(model, state, mj_data, state_prev)
+            return
+        mujoco_attributes = getattr(model, "mujoco", None)
+        wp.launch(convert_mj_coords_to_warp_kernel, dim=(mj_data.nworld, model.joint_count // mj_data.nworld),
+                  inputs=[mj_data.qpos, mj_data.qvel, model.joint_count // mj_data.nworld, model.joint_type,
+                          model.joint_q_start, model.joint_qd_start, model.joint_dof_dim, model.joint_child,
+                          model.joint_X_p, model.joint_X_c, model.body_com,
+                          getattr(mujoco_attributes, "dof_ref", None), model.body_flags, state_prev.joint_q,
+                          state_prev.joint_qd, self.mj_q_start, self.mj_qd_start],
+                  outputs=[state.joint_q, state.joint_qd], device=model.device)
+        self._kinematics_pending = True
+
+    def finish_kinematics(self, state: State) -> None:
+        """Newton's forward kinematics of ``state`` (the control period's last state) if a step deferred it."""
+        if self._kinematics_pending:
+            eval_fk(self.model, state.joint_q, state.joint_qd, state)
+            self._kinematics_pending = False
 
     def update_contacts(self, contacts: Contacts, state=None) -> None:
         """Gather every world's contacts and constraint forces into MuJoCo-Warp's arrays, then let Newton convert
         them as after a MuJoCo-Warp step."""
-        mjw_data = self.mjw_data
-        contact = mjw_data.contact
-        fields = {name: getattr(contact, name).numpy() for name in ("pos", "frame", "friction", "dist", "dim",
-                                                                       "geom", "efc_address", "worldid")}
-        efc_force = mjw_data.efc.force.numpy()
-        poses = [getattr(mjw_data, name).numpy() for name in CONTACT_POSES]
-        start = 0
-        for world, data in enumerate(self.world_data):
-            for name, values in zip(CONTACT_POSES, poses):
-                values[world] = getattr(data, name)
-            count = data.ncon
-            if not count:
-                continue
-            end = start + count
-            if end > mjw_data.naconmax or data.nefc > efc_force.shape[1]:
-                raise RuntimeError(f"MuJoCo C's world {world} overflows MuJoCo-Warp's contact buffers ({end} contacts "
-                                   f"of {mjw_data.naconmax}, {data.nefc} constraint rows of {efc_force.shape[1]}): "
-                                   "raise env.sim.physics.solver_cfg.nconmax or njmax.")
-            found = data.contact
-            fields["pos"][start:end] = found.pos
-            fields["frame"][start:end] = found.frame.reshape(count, 3, 3)
-            fields["friction"][start:end] = found.friction
-            fields["dist"][start:end] = found.dist
-            fields["dim"][start:end] = found.dim
-            fields["geom"][start:end] = found.geom
-            fields["efc_address"][start:end, 0] = found.efc_address
-            fields["worldid"][start:end] = world
-            efc_force[world, :data.nefc] = data.efc_force
-            start = end
-        mjw_data.nacon.fill_(start)
+        if self._contact_gather is None:
+            self._contact_gather = ContactGather(self.world_models, self.world_data, self.mjw_data)
+        self.mjw_data.nacon.fill_(self._contact_gather.gather())
         super().update_contacts(contacts, state)
 
 
@@ -163,7 +173,25 @@ class NewtonMuJoCoCManager(NewtonMJWarpManager):  # Isaac Lab finds its backend 
     def _create_solver(cls, model: Model, solver_cfg: MJWarpSolverCfg) -> SolverMuJoCo:
         kwargs = cls._filter_solver_kwargs(SolverMuJoCo, solver_cfg)
         kwargs.pop("ls_parallel", None)
-        return SolverMuJoCoC(model, **kwargs)
+        solver = SolverMuJoCoC(model, **kwargs)
+        solver.kinematics_once_per_period = getattr(solver_cfg, "kinematics_once_per_period", True)
+        return solver
+
+    @classmethod
+    def _simulate_full(cls) -> None:
+        """Isaac Lab's control period (actuators and physics steps, then sensors), its bodies' kinematics computed
+        once, after the last physics step, instead of after each (identical values: the same kernel and inputs)."""
+        cls._solver.defer_kinematics = cls._solver.kinematics_once_per_period
+        try:
+            super()._simulate_full()
+        finally:
+            cls._solver.defer_kinematics = False
+            cls._solver.finish_kinematics(cls.backend.state_0)
+
+    @classmethod
+    def _update_sensors(cls, contacts) -> None:
+        cls._solver.finish_kinematics(cls.backend.state_0)  # the contacts' body frames are the last state's
+        super()._update_sensors(contacts)
 
 
 @configclass
@@ -174,6 +202,10 @@ class MuJoCoCSolverCfg(MJWarpSolverCfg):
     solver_type: str = "mujoco_c"
     use_mujoco_contacts: bool = True
     """MuJoCo C finds each world's contacts itself: Newton's collision pipeline would only repeat that work."""
+    kinematics_once_per_period: bool = True
+    """Newton's forward kinematics once per control period, after its last physics step (the same values: nothing
+    reads the bodies' poses in between); False: after every physics step, as Newton does (the parity test's
+    reference)."""
 
 
 def step_worlds_in_mujoco_c(env_cfg) -> None:
@@ -186,7 +218,7 @@ def step_worlds_in_mujoco_c(env_cfg) -> None:
         raise ValueError("physics_engine 'mujoco_c' steps only a MuJoCo-Warp simulation; this task's solver is "
                          f"{type(solver).__name__}.")
     kept = {field.name: getattr(solver, field.name) for field in dataclasses.fields(solver)
-            if field.name not in ("class_type", "solver_type", "use_mujoco_contacts")}
+            if field.name not in ("class_type", "solver_type", "use_mujoco_contacts", "kinematics_once_per_period")}
     physics.solver_cfg = MuJoCoCSolverCfg(**kept)
     physics.class_type = NewtonMuJoCoCManager
     physics.collision_cfg = None
