@@ -161,7 +161,7 @@ def test_an_unknown_trainer_name_is_refused():
 
 def test_the_random_action_simulation_takes_physics_overrides_on_top_of_the_profile():
     """``--trainers none --sim_override KEY=VALUE``: one physics setting timed against the profile's."""
-    from locolab.bench.throughput import sim_cfgs
+    from locolab.bench.sim_configs import sim_cfgs
 
     assert load_script("benchmark.py").parse_args(["--trainers", "none"]).trainers == ()
     env_cfg, _ = sim_cfgs("LocoLab-Velocity-Flat-Go2", 8, "cpu",

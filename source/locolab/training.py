@@ -8,15 +8,19 @@ the configs as loaded, checked before any environment is built, and saved in ``p
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import os
 import sys
 from datetime import datetime
 
+import torch
 from isaaclab.utils.io import dump_yaml
 
 from locolab.algorithms.sac_cfg import check_sac_cfg
 from locolab.config_overrides import apply_overrides
+from locolab.distributed import Rank, RanksDivergedError, from_rank_zero, join, leave, lost_rank_message, rank_device, this_rank
 from locolab.envs import (MissingAssetError, check_assets_offline, check_physics_engine, load_task_cfgs,
                           open_training_env, resolve_device)
 from locolab.envs.mdp import check_dynamics_cfg
@@ -67,9 +71,23 @@ def checked_checkpoint(path: str, agent: str, phase: str, tasks: tuple[str, ...]
     return checkpoint
 
 
-def configure(args: argparse.Namespace, task: str):
+def share_among_ranks(env_cfg, agent_cfg, rank: Rank, split_processes: bool) -> None:
+    """Under torchrun: each rank its own seed (``seed + rank``: else every rank would collect the same experience),
+    and on a CPU the task's simulation processes split among the ranks (``split_processes``: none asked for), so
+    that the ranks together keep one process per core."""
+    if not rank.distributed:
+        return
+    if env_cfg.seed is not None:
+        env_cfg.seed += rank.rank
+    if agent_cfg.seed is not None:
+        agent_cfg.seed += rank.rank
+    if split_processes and env_cfg.sim.device == "cpu":
+        env_cfg.sim_processes = max(1, getattr(env_cfg, "sim_processes", 1) // rank.world_size)
+
+
+def configure(args: argparse.Namespace, task: str, rank: Rank = Rank()):
     """``(env_cfg, agent_cfg, overridden)``: the registered configs with the flags and overrides applied and checked
-    (a ValueError, OverrideError or MissingAssetError names the first problem)."""
+    (a ValueError, OverrideError or MissingAssetError names the first problem); ``rank``: torchrun's process."""
     env_cfg, agent_cfg = load_task_cfgs(task, AGENT_ENTRY_POINTS[(args.agent, args.phase)],
                                         num_envs=args.num_envs, device=args.device, seed=args.seed)
     if args.max_iterations is not None:  # exactly N iterations: no walking gate
@@ -83,7 +101,10 @@ def configure(args: argparse.Namespace, task: str):
     overridden = apply_overrides(env_cfg, agent_cfg, args.overrides)
     if "agent.seed" in overridden and "env.seed" not in overridden:
         env_cfg.seed = agent_cfg.seed
+    share_among_ranks(env_cfg, agent_cfg, rank, args.sim_processes is None and "env.sim_processes" not in overridden)
     if args.agent == "sac":
+        if rank.distributed:
+            raise ValueError("--agent sac trains in one process; torchrun trains --agent ppo, ppo_rnn and roa.")
         check_sac_cfg(agent_cfg)
     else:
         check_update_precision(agent_cfg.update_precision)
@@ -104,11 +125,12 @@ def configure(args: argparse.Namespace, task: str):
     return env_cfg, agent_cfg, overridden
 
 
-def started_line(task: str, env_cfg, agent_cfg, log_dir: str) -> str:
+def started_line(task: str, env_cfg, agent_cfg, log_dir: str, rank: Rank = Rank()) -> str:
     """The line train.py prints when training starts; it names the run directory last (the harnesses find the run
     by it: :data:`locolab.bench.launcher.RUN_DIR_LINE`)."""
+    ranks = f" on each of {rank.world_size} ranks" if rank.distributed else ""
     return (f"[LocoLab] Training {task} ({type(env_cfg).__name__}, {type(agent_cfg).__name__}) on {env_cfg.sim.device} "
-            f"with {env_cfg.scene.num_envs} envs in {env_cfg.sim_processes} simulation process(es): {log_dir}")
+            f"with {env_cfg.scene.num_envs} envs in {env_cfg.sim_processes} simulation process(es){ranks}: {log_dir}")
 
 
 def run_dir(log_root: str, experiment: str, run_name: str) -> str:
@@ -121,21 +143,47 @@ def train(args: argparse.Namespace) -> int:
     signal, 1 a non-finite update."""
     try:
         check_arguments(args)
-        task = training_task(args)
-        env_cfg, agent_cfg, overridden = configure(args, task)
+        rank = this_rank()
+        args.device = rank_device(resolve_device(args.device), rank)
+        task = training_task(args) if rank.main else quietly(training_task, args)
+        env_cfg, agent_cfg, overridden = configure(args, task, rank)
         resume = (checked_checkpoint(args.resume, args.agent, args.phase, (args.task, task))
                   if args.resume else None)
         teacher = checked_checkpoint(args.teacher, args.agent, "train") if args.teacher else None
     except (ValueError, CheckpointError, MissingAssetError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    for key, value in overridden.items():
+    for key, value in overridden.items() if rank.main else ():
         print(f"[LocoLab] Override: {key}={value!r}")
     agent_cfg.run_name = args.run_name
-    log_dir = run_dir(args.log_root, agent_cfg.experiment_name, args.run_name)
-    env_cfg.log_dir = log_dir
+    try:
+        join(rank, args.device)
+        log_dir = from_rank_zero(run_dir(args.log_root, agent_cfg.experiment_name, args.run_name))
+        env_cfg.log_dir = log_dir
+        return train_in_run_dir(args, task, env_cfg, agent_cfg, resume, teacher, log_dir, rank)
+    except RanksDivergedError as error:
+        print(f"error: {error}", file=sys.stderr, flush=True)
+        return 1
+    except (RuntimeError, torch.distributed.DistError) as error:
+        if not rank.distributed or (message := lost_rank_message(error, rank)) is None:
+            raise
+        print(message, file=sys.stderr, flush=True)
+        return 1
+    finally:
+        leave()
+
+
+def quietly(function, *args):
+    """``function(*args)`` with its prints dropped (ranks other than 0 repeat nothing rank 0 says)."""
+    with contextlib.redirect_stdout(io.StringIO()):
+        return function(*args)
+
+
+def train_in_run_dir(args: argparse.Namespace, task: str, env_cfg, agent_cfg, resume, teacher, log_dir: str,
+                     rank: Rank) -> int:
+    """:func:`train` once the configs are checked and the run directory named (rank 0 alone writes it)."""
     with (open_training_env(task, env_cfg, env_cfg.sim_processes, agent_cfg.clip_actions) as env,
-          periodic_evaluation(task, env_cfg, agent_cfg) as evaluator):
+          periodic_evaluation(task, env_cfg, agent_cfg) if rank.main else contextlib.nullcontext() as evaluator):
         try:
             runner = build_runner(env, agent_cfg, log_dir, evaluator)
         except ActionBoundsError as error:
@@ -144,24 +192,26 @@ def train(args: argparse.Namespace) -> int:
         try:
             if resume is not None:
                 runner.load(str(resume))
-                print(f"[LocoLab] Resumed from {resume} at iteration {runner.current_learning_iteration}")
-                print(f"[LocoLab] Resumed state: {json.dumps(runner.training_state())}")
+                if rank.main:
+                    print(f"[LocoLab] Resumed from {resume} at iteration {runner.current_learning_iteration}")
+                    print(f"[LocoLab] Resumed state: {json.dumps(runner.training_state())}")
             if teacher is not None:
                 runner.load(str(teacher), load_cfg={"teacher": True})
                 print(f"[LocoLab] Finetuning the student of teacher {teacher}")
         except CheckpointError as error:
             print(f"error: {error}", file=sys.stderr)
             return 2
-        dump_yaml(os.path.join(log_dir, "params", "env.yaml"), env_cfg)
-        dump_yaml(os.path.join(log_dir, "params", "agent.yaml"), agent_cfg)
-        print(started_line(task, env_cfg, agent_cfg, log_dir), flush=True)
+        if rank.main:
+            dump_yaml(os.path.join(log_dir, "params", "env.yaml"), env_cfg)
+            dump_yaml(os.path.join(log_dir, "params", "agent.yaml"), agent_cfg)
+            print(started_line(task, env_cfg, agent_cfg, log_dir, rank), flush=True)
         gate = getattr(agent_cfg, "walking_gate", None)
         try:
             if gate is not None and gate.extra_iterations > 0:
                 # the checks play the task as given (its -Play variant, MuJoCo-Warp), not the training's engine
                 learn_until_walking(runner, agent_cfg.max_iterations, gate,
                                     play_checks(args.task, env_cfg.sim.device, gate.play_seconds),
-                                    init_at_random_ep_len=agent_cfg.init_at_random_ep_len)
+                                    init_at_random_ep_len=agent_cfg.init_at_random_ep_len, main=rank.main)
             else:
                 runner.learn(agent_cfg.max_iterations, init_at_random_ep_len=agent_cfg.init_at_random_ep_len)
         except TrainingInterrupted:
@@ -170,5 +220,6 @@ def train(args: argparse.Namespace) -> int:
             print(f"error: {'; '.join([str(error), *getattr(error, '__notes__', [])])}. Lower "
                   "agent.algorithm.learning_rate or check the task's rewards and observations.", file=sys.stderr)
             return 1
-    print(f"[LocoLab] Done: {log_dir}")
+    if rank.main:
+        print(f"[LocoLab] Done: {log_dir}")
     return 0

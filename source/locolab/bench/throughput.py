@@ -21,7 +21,14 @@ Measures, in one run so that ratios compare like with like on a shared machine:
 - on a CPU, ``sim_mujoco_c_steps_per_s`` (every core) and ``sim_mujoco_c_one_thread_steps_per_s``: the same robot,
   PD gains, physics step and random actions in MuJoCo's C engine alone, with no Isaac Lab around it
   (locolab.bench.mujoco_c_throughput), against the environment's ``sim_random_actions_steps_per_s`` (one process,
-  one core): the ceiling of a training step's physics;
+  one core): the ceiling of a training step's physics; ``sim_vs_mujoco_c_one_thread_ratio`` is the share of it
+  the environment keeps;
+- on a CPU, ``sim_stage_ms``: milliseconds per env step of each stage of the profile's step (physics: actuators,
+  Newton's conversions to and from MuJoCo, MuJoCo C's own ``mj_step``, contacts; Isaac Lab's managers),
+  from :func:`locolab.bench.step_profile.step_profile`, and ``sim_mujoco_c_share``: the share of the step inside
+  MuJoCo C's own ``mj_step`` on the environment's own worlds, i.e. the environment's speed as a share of MuJoCo C's
+  on the same worlds (the MJCF servo robot above has softer contacts than the worlds Newton converts, a 0.02 s
+  contact time constant against 0.0018 s, and steps faster: it bounds, but is not, the same physics);
 and their ratios. Every trainer logs rsl_rl's ``Perf/total_fps`` to TensorBoard; the first iteration (warm-up) is
 dropped and the rest averaged. With ``--repeats R`` the trainers' order reverses every repeat (ABCD, DCBA, ...) and
 the means are taken over all runs. On a CPU, ``train.py`` trains the task's -CPU variant and
@@ -55,14 +62,14 @@ from isaaclab_rl.rsl_rl import RslRlVecEnvWrapper
 
 from locolab.algorithms.sac_cfg import SacRunnerCfg
 from locolab.assets import ASSET_ROOT
-from locolab.config_overrides import apply_overrides
-from locolab.envs import check_physics_engine, load_task_cfgs, open_env
+from locolab.envs import open_env
 from locolab.envs.nonfinite_guard import NonFiniteGuard
 from locolab.fresh_process import in_fresh_process
-from locolab.tasks import cpu_variant
 
 from .launcher import run_dirs, train_command
 from .mujoco_c_throughput import mujoco_c_steps_per_s
+from .sim_configs import sim_cfgs
+from .step_profile import step_profile
 from .tensorboard import read_scalar
 
 FPS_TAG = "Perf/total_fps"
@@ -70,16 +77,6 @@ SIM_PHYSICS = ("profile", "profile_mujoco_warp", "stock")
 """The random-action simulation's physics: the CPU profile's, the same stepped by MuJoCo-Warp, the task's."""
 TRAINER_TIMEOUT_S = 3600
 """A trainer run that takes longer is reported as stalled (e.g. waiting on the network)."""
-
-
-def sim_cfgs(task: str, num_envs: int, device: str, cpu_profile: bool = True, overrides: list[str] = ()):
-    """The configs the random-action simulation runs: the task's, or on a CPU its -CPU variant (PPO's) unless
-    ``cpu_profile`` is False, then ``overrides`` (an OverrideError names a bad one; a ValueError a bad engine)."""
-    cpu_task = cpu_variant(task, "ppo", "train") if cpu_profile and device == "cpu" else None
-    env_cfg, agent_cfg = load_task_cfgs(cpu_task or task, num_envs=num_envs, device=device, seed=0)
-    apply_overrides(env_cfg, agent_cfg, overrides)
-    check_physics_engine(env_cfg)
-    return env_cfg, agent_cfg
 
 
 def sim_steps_per_s(task: str, num_envs: int, device: str, steps: int, warmup: int = 10,
@@ -288,6 +285,10 @@ def throughput(args, device: str, scripts: Path) -> dict:
         result.update(mujoco_c_figures(args))
         result["sim_mujoco_c_one_thread_vs_profile_ratio"] = (result["sim_mujoco_c_one_thread_steps_per_s"]
                                                               / result["sim_random_actions_steps_per_s"])
+        result["sim_vs_mujoco_c_one_thread_ratio"] = 1.0 / result["sim_mujoco_c_one_thread_vs_profile_ratio"]
+        stages = result["sim_stage_ms"] = in_fresh_process(step_profile, args.task, args.num_envs, device,
+                                                           args.sim_steps, overrides=list(args.sim_override))
+        result["sim_mujoco_c_share"] = stages.get("physics.solver.mj_step", 0.0) / stages["step"]
     if args.trainers:
         result.update(trainer_steps_per_s(args, device, scripts))
     if {"train", "stock_train"} <= set(args.trainers):

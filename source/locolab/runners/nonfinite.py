@@ -15,6 +15,8 @@ import math
 
 import torch
 
+from locolab.distributed import any_rank
+
 from .runner_cfg import NonFiniteCfg
 
 
@@ -60,8 +62,9 @@ class UpdateGuard:
         """None if the update left everything finite; else restore the state from before it and say what went bad
         (raises :class:`NonFiniteUpdateError` once the restores are used up, with the good state already back)."""
         bad = nonfinite_losses(loss_dict) + nonfinite_parameters(self.alg)
-        if not bad:
+        if not any_rank(bool(bad), self.alg.device):  # under torchrun every rank restores, or none
             return None
+        bad = bad or ["another rank's update"]
         self.alg.load(self._good, None, True)
         what = ", ".join(bad[:3]) + (f" and {len(bad) - 3} more" if len(bad) > 3 else "")
         if self.restores >= self.max_restores:

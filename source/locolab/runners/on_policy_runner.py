@@ -50,6 +50,7 @@ from torch.utils.tensorboard import SummaryWriter
 from rsl_rl.runners import OnPolicyRunner
 from rsl_rl.utils import check_nan
 
+from locolab.distributed import check_same_parameters, join, this_rank
 from locolab.envs.curriculum_state import load_vec_env_curriculum_state, vec_env_curriculum_state
 from locolab.envs.observation_noise import noise_free_env_ids
 from locolab.envs.metrics import EpisodeAccumulator
@@ -82,6 +83,22 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
         super().__init__(env, train_cfg, log_dir, device)
         if self.alg.symmetry is not None:
             self.alg.symmetry = LoggedMirrorLoss.replacing(self.alg.symmetry)
+
+    def _configure_multi_gpu(self) -> None:
+        """rsl_rl's torchrun set-up, with the backend following the device (gloo on CPUs, NCCL on GPUs) and each rank
+        on the device train.py chose for it (:mod:`locolab.distributed`)."""
+        rank = this_rank()
+        self.gpu_world_size, self.is_distributed = rank.world_size, rank.distributed
+        self.gpu_local_rank, self.gpu_global_rank = rank.local_rank, rank.rank
+        self.cfg["multi_gpu"] = ({"global_rank": rank.rank, "local_rank": rank.local_rank,
+                                  "world_size": rank.world_size} if rank.distributed else None)
+        join(rank, self.device)
+
+    def _check_ranks_agree(self, it: int) -> None:
+        """Under torchrun: every rank holds rank 0's parameters after the update (a RuntimeError otherwise)."""
+        if self.is_distributed:
+            modules = [value for value in vars(self.alg).values() if isinstance(value, torch.nn.Module)]
+            check_same_parameters(modules, self.device, it)
 
     def save(self, path: str, infos: dict | None = None) -> bool:
         """Write a checkpoint atomically; False (and one line on stderr) when the file system refuses it."""
@@ -204,6 +221,7 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
                         error.add_note(f"the last good state is saved as {path}")
                     raise
                 self.current_learning_iteration = it
+                self._check_ranks_agree(it)
                 if restored is not None:
                     print(f"[LocoLab] Iteration {it}: the update went non-finite ({restored}); restored the state "
                           f"before it and lowered the learning rate to {self.alg.learning_rate:.3g} (restore "

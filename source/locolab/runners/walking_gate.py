@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from locolab.atomic_files import write_atomically
+from locolab.distributed import from_rank_zero
 
 from .runner_cfg import WalkingGateCfg
 
@@ -32,24 +33,27 @@ Evaluate = Callable[[Path, int], tuple[bool, list[dict]]]
 
 
 def learn_until_walking(runner, iterations: int, cfg: WalkingGateCfg, evaluate: Evaluate,
-                        init_at_random_ep_len: bool = False) -> dict:
+                        init_at_random_ep_len: bool = False, main: bool = True) -> dict:
     """``runner.learn(iterations)``, then checks and more chunks of training until a final checkpoint walks or
-    ``cfg.extra_iterations`` more have run. Writes and returns the report (``walked``, ``evaluations``)."""
+    ``cfg.extra_iterations`` more have run. Writes and returns the report (``walked``, ``evaluations``). Under
+    torchrun rank 0 alone (``main``) plays the checks and writes the report; every rank follows its verdict."""
     runner.learn(iterations, init_at_random_ep_len=init_at_random_ep_len)
     run_dir = Path(runner.logger.log_dir)
     last_allowed = runner.current_learning_iteration + cfg.extra_iterations
     report = {"play_seed": cfg.play_seed, "play_seconds": cfg.play_seconds, "walked": False, "evaluations": []}
     while True:
         iteration = runner.current_learning_iteration
-        walked, checks = evaluate(run_dir / f"model_{iteration}.pt", cfg.play_seed)
+        walked, checks = from_rank_zero(evaluate(run_dir / f"model_{iteration}.pt", cfg.play_seed) if main else None)
         report["walked"] = walked
         report["evaluations"].append({"iteration": iteration, "walked": walked, "checks": checks})
-        write_atomically(run_dir / REPORT_NAME, lambda path: path.write_text(json.dumps(report, indent=1)))
+        if main:
+            write_atomically(run_dir / REPORT_NAME, lambda path: path.write_text(json.dumps(report, indent=1)))
         failures = [failure for check in checks for failure in check["failures"]]
-        print(f"[LocoLab] Walking gate, iteration {iteration}: "
-              f"{'walks' if walked else 'does not walk (' + '; '.join(failures) + ')'}", flush=True)
+        if main:
+            print(f"[LocoLab] Walking gate, iteration {iteration}: "
+                  f"{'walks' if walked else 'does not walk (' + '; '.join(failures) + ')'}", flush=True)
         if walked or iteration >= last_allowed:
-            if not walked:
+            if not walked and main:
                 print(f"[LocoLab] Walking gate: no final checkpoint walked by iteration {iteration} "
                       f"({cfg.extra_iterations} past the planned ones); the verdicts are in {run_dir / REPORT_NAME}",
                       flush=True)
