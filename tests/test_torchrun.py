@@ -45,9 +45,10 @@ def checkpoints(run: Path) -> list[str]:
     return sorted(path.name for path in run.glob("model_*.pt"))
 
 
-@pytest.mark.parametrize("agent", ["ppo", "roa"])
+@pytest.mark.parametrize("agent", [("ppo",), ("roa",), ("sac", "agent.algorithm.learning_starts=0")],
+                         ids=["ppo", "roa", "sac"])
 def test_two_cpu_ranks_train_in_step_and_rank_zero_alone_writes(tmp_path, agent):
-    result = finished(torchrun(*SMALL_RUN, "--agent", agent, "--max_iterations", "3", "--log_root", str(tmp_path),
+    result = finished(torchrun(*SMALL_RUN, "--agent", *agent, "--max_iterations", "3", "--log_root", str(tmp_path),
                                "agent.save_interval=1"))
     assert result.returncode == 0, result.stderr[-3000:]
     (run,) = run_dirs(tmp_path)  # one run directory, rank 0's

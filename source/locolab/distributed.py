@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import torch
 import torch.distributed as dist
+from rsl_rl.utils.utils import reduce_gradients_in_buckets
 
 COLLECTIVE_TIMEOUT_S = 1800
 """A collective that waits longer than this ends the run (a rank hangs). Long: the other ranks wait at their next
@@ -106,6 +107,19 @@ def from_rank_zero(value):
     box = [value]
     dist.broadcast_object_list(box, src=0)
     return box[0]
+
+
+def average_gradients(parameters, bucket_mb: float = 25.0) -> None:
+    """Average the gradients of ``parameters`` over the ranks (rsl_rl's bucketed all-reduce); nothing when alone."""
+    if dist.is_initialized() and dist.get_world_size() > 1:
+        reduce_gradients_in_buckets(list(parameters), dist.get_world_size(), bucket_mb)
+
+
+def broadcast_from_rank_zero(tensors) -> None:
+    """Overwrite ``tensors`` in place with rank 0's (a collective); nothing when alone."""
+    if dist.is_initialized():
+        for tensor in tensors:
+            dist.broadcast(tensor.data, src=0)
 
 
 def parameter_fingerprint(modules: list[torch.nn.Module], device: str) -> torch.Tensor:

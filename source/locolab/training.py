@@ -103,8 +103,6 @@ def configure(args: argparse.Namespace, task: str, rank: Rank = Rank()):
         env_cfg.seed = agent_cfg.seed
     share_among_ranks(env_cfg, agent_cfg, rank, args.sim_processes is None and "env.sim_processes" not in overridden)
     if args.agent == "sac":
-        if rank.distributed:
-            raise ValueError("--agent sac trains in one process; torchrun trains --agent ppo, ppo_rnn and roa.")
         check_sac_cfg(agent_cfg)
     else:
         check_update_precision(agent_cfg.update_precision)

@@ -23,6 +23,7 @@ from torch import nn
 
 from rsl_rl.models import MLPModel
 
+from locolab.distributed import average_gradients, broadcast_from_rank_zero
 from locolab.models.q_function import TwinQFunction
 
 DISTRIBUTION = "locolab.models.squashed_gaussian:SquashedGaussianDistribution"
@@ -131,11 +132,19 @@ class SAC:
                 "entropy": -log_prob.mean().item(), "temperature": alpha_loss.item()}
 
     def _step(self, optimizer: torch.optim.Optimizer, loss: torch.Tensor, module: nn.Module | None = None) -> None:
+        """Backward, the gradients averaged over torchrun's ranks (if any), clip, step."""
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
+        average_gradients(module.parameters() if module is not None else [self.log_alpha])
         if module is not None and self.max_grad_norm > 0:
             nn.utils.clip_grad_norm_(module.parameters(), self.max_grad_norm)
         optimizer.step()
+
+    def broadcast_parameters(self) -> None:
+        """Rank 0's networks, targets and temperature on every rank (torchrun), before the first update."""
+        modules = (self.actor, self.critic, self.critic_target)
+        broadcast_from_rank_zero([*(value for module in modules for value in module.state_dict().values()),
+                                  self.log_alpha])
 
     def get_policy(self) -> MLPModel:
         return self.actor

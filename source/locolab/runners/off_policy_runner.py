@@ -48,14 +48,13 @@ class OffPolicyRunner(LocoLabOnPolicyRunner):
         self.env = env
         self.cfg = train_cfg
         self.device = device
-        self._configure_multi_gpu()
-        if self.is_distributed:
-            raise ValueError("--agent sac trains on one device; multi-GPU training is PPO's.")
+        self._configure_multi_gpu()  # under torchrun: SAC averages its gradients over the ranks itself
         alg_cfg = train_cfg["algorithm"]
         self.alg = SAC.from_config(env.get_observations(), env.num_actions, train_cfg, device)
         self.buffer = ReplayBuffer(alg_cfg["buffer_size"], device)
         self.logger = Logger(log_dir=log_dir, cfg=train_cfg, env_cfg=env.cfg, num_envs=env.num_envs,
-                             is_distributed=False, gpu_world_size=1, gpu_global_rank=0, device=device)
+                             is_distributed=self.is_distributed, gpu_world_size=self.gpu_world_size,
+                             gpu_global_rank=self.gpu_global_rank, device=device)
         self.current_learning_iteration = 0
         self.collector = None
 
