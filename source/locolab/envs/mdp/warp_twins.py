@@ -1,0 +1,147 @@
+"""Warp twins of LocoLab's own MDP terms, for Isaac Lab's Warp frontend (``isaaclab_experimental``).
+
+Isaac Lab 3 runs its velocity tasks' terms as Warp kernels and captures the whole environment step in a CUDA graph
+(``--frontend warp``); its stock terms have twins there, LocoLab's did not. Each twin here follows that package's
+conventions: a function ``func(env, out, **params) -> None`` (a class for a term with set-up) that writes the
+manager's preallocated ``out`` warp array with one launch and reads its inputs as persistent warp views (no torch
+on the captured path); a noise function changes ``data`` in place. :data:`WARP_TWINS` maps each torch term to its
+twin. On a CPU the torch terms stay the default; ``tests/test_warp_twins.py`` holds every twin to its torch term
+over a randomised run (same values; the noise by its distribution, since Warp's generator is not torch's).
+"""
+
+from __future__ import annotations
+
+import torch
+import warp as wp
+from isaaclab.managers import ManagerTermBase, RewardTermCfg, SceneEntityCfg
+from isaaclab_tasks.contrib.velocity.config.spot.mdp import GaitReward
+
+from locolab.envs.observation_noise import noise_free_count, uniform_noise_but_first
+
+from . import observations
+
+
+def _warp_view(tensor: torch.Tensor) -> wp.array:
+    """A zero-copy warp view of a torch tensor (a warp-backed buffer's own array when it has one)."""
+    return tensor.warp if hasattr(tensor, "warp") else wp.from_torch(tensor.contiguous())
+
+
+@wp.kernel
+def _feet_contact_kernel(forces: wp.array(dtype=wp.float32, ndim=4), body_ids: wp.array(dtype=wp.int32),
+                         threshold: float, out: wp.array(dtype=wp.float32, ndim=2)):
+    env, foot = wp.tid()
+    body = body_ids[foot]
+    touched = float(0.0)
+    for step in range(forces.shape[1]):
+        force = wp.vec3(forces[env, step, body, 0], forces[env, step, body, 1], forces[env, step, body, 2])
+        if wp.length(force) > threshold:
+            touched = 1.0
+    out[env, foot] = touched
+
+
+def feet_contact(env, out: wp.array, sensor_cfg: SceneEntityCfg, threshold: float = 1.0) -> None:
+    """Twin of :func:`locolab.envs.mdp.observations.feet_contact`: 1 per selected body whose contact force exceeded
+    ``threshold`` [N] in the sensor's history."""
+    history = env.scene.sensors[sensor_cfg.name].data.net_normal_forces_w_history.torch
+    body_ids = wp.array(list(range(history.shape[2]))[sensor_cfg.body_ids] if isinstance(sensor_cfg.body_ids, slice)
+                        else list(sensor_cfg.body_ids), dtype=wp.int32, device=str(history.device))
+    wp.launch(_feet_contact_kernel, dim=out.shape, inputs=[wp.from_torch(history.contiguous()), body_ids,
+                                                          float(threshold), out], device=out.device)
+
+
+@wp.kernel
+def _copy_rows_kernel(source: wp.array(dtype=wp.float32, ndim=2), out: wp.array(dtype=wp.float32, ndim=2)):
+    env, column = wp.tid()
+    out[env, column] = source[env, column]
+
+
+def dynamics_params(env, out: wp.array, event_name: str = "dynamics") -> None:
+    """Twin of :func:`locolab.envs.mdp.observations.dynamics_params`: the randomised dynamics in [-1, 1]."""
+    values = env.event_manager.get_term_cfg(event_name).func.normalized()
+    wp.launch(_copy_rows_kernel, dim=out.shape, inputs=[_warp_view(values), out], device=out.device)
+
+
+@wp.func
+def _pair_reward(a0: float, b0: float, a1: float, b1: float, max_err: float, std: float) -> float:
+    """exp(-(clip((a0 - a1)^2) + clip((b0 - b1)^2)) / std): Isaac Lab's gait reward's kernel on one foot pair."""
+    limit = max_err * max_err
+    return wp.exp(-(wp.min((a0 - a1) * (a0 - a1), limit) + wp.min((b0 - b1) * (b0 - b1), limit)) / std)
+
+
+@wp.kernel
+def _trot_gait_kernel(air: wp.array(dtype=wp.float32, ndim=2), contact: wp.array(dtype=wp.float32, ndim=2),
+                      feet: wp.array(dtype=wp.int32), command: wp.array(dtype=wp.float32, ndim=2),
+                      velocity: wp.array(dtype=wp.float32, ndim=2), std: float, max_err: float,
+                      velocity_threshold: float, out: wp.array(dtype=wp.float32)):
+    env = wp.tid()
+    a = feet[0]  # pairs (a, b) and (c, d) move together
+    b = feet[1]
+    c = feet[2]
+    d = feet[3]
+    sync = (_pair_reward(air[env, a], contact[env, a], air[env, b], contact[env, b], max_err, std)
+            * _pair_reward(air[env, c], contact[env, c], air[env, d], contact[env, d], max_err, std))
+    # one foot's air time against the other's contact time, and the reverse, for each pair not in sync
+    anti = (_pair_reward(air[env, a], contact[env, a], contact[env, c], air[env, c], max_err, std)
+            * _pair_reward(air[env, b], contact[env, b], contact[env, d], air[env, d], max_err, std)
+            * _pair_reward(air[env, a], contact[env, a], contact[env, d], air[env, d], max_err, std)
+            * _pair_reward(air[env, c], contact[env, c], contact[env, b], air[env, b], max_err, std))
+    commanded = wp.sqrt(command[env, 0] * command[env, 0] + command[env, 1] * command[env, 1]
+                        + command[env, 2] * command[env, 2])
+    moving = wp.sqrt(velocity[env, 0] * velocity[env, 0] + velocity[env, 1] * velocity[env, 1])
+    out[env] = wp.where(commanded > 0.0 or moving > velocity_threshold, sync * anti, 0.0)
+
+
+class trot_gait_reward(ManagerTermBase):  # noqa: N801  (Isaac Lab names its class terms like functions)
+    """Twin of Isaac Lab's Spot ``GaitReward`` as LocoLab's trot reward configures it
+    (:func:`locolab.envs.mdp.rewards.trot_gait`): its feet pairs found once, one launch per step."""
+
+    def __init__(self, cfg: RewardTermCfg, env):
+        super().__init__(cfg, env)
+        stable = GaitReward(cfg, env)  # Isaac Lab's own checks and name matching of the feet pairs
+        (a, b), (c, d) = stable.synced_feet_pairs
+        self.feet = wp.array([a, b, c, d], dtype=wp.int32, device=str(env.device))
+        self.sensor, self.asset = stable.contact_sensor, stable.asset
+
+    def __call__(self, env, out: wp.array, std: float, max_err: float, velocity_threshold: float,
+                 synced_feet_pair_names, asset_cfg: SceneEntityCfg, sensor_cfg: SceneEntityCfg) -> None:
+        data = self.sensor.data
+        command = env.command_manager.get_command("base_velocity")
+        velocity = self.asset.data.root_lin_vel_b.torch
+        wp.launch(_trot_gait_kernel, dim=out.shape[0], device=out.device,
+                  inputs=[_warp_view(data.current_air_time.torch), _warp_view(data.current_contact_time.torch),
+                          self.feet, _warp_view(command), _warp_view(velocity), float(std), float(max_err),
+                          float(velocity_threshold), out])
+
+
+@wp.kernel
+def _uniform_noise_but_first_kernel(out: wp.array(dtype=wp.float32, ndim=2), seed: int, clean: int,
+                                    n_min: float, n_max: float, operation: int):
+    env = wp.tid()
+    if env < clean:
+        return
+    state = wp.rand_init(seed, env)
+    for column in range(out.shape[1]):
+        noise = wp.randf(state, n_min, n_max)
+        if operation == 0:
+            out[env, column] = out[env, column] + noise
+        elif operation == 1:
+            out[env, column] = out[env, column] * noise
+        else:
+            out[env, column] = noise
+
+
+OPERATIONS = {"add": 0, "scale": 1, "abs": 2}
+
+
+def uniform_noise_but_first_warp(data: wp.array, cfg, seed: int | None = None) -> None:
+    """Twin of :func:`locolab.envs.observation_noise.uniform_noise_but_first`, in place: uniform noise on every row
+    but the first ``noise_free_envs`` share (a fresh seed per call unless ``seed`` is given)."""
+    seed = int(torch.randint(0, 2**31 - 1, ()).item()) if seed is None else seed
+    clean = noise_free_count(data.shape[0], cfg.noise_free_envs)
+    wp.launch(_uniform_noise_but_first_kernel, dim=data.shape[0], device=data.device,
+              inputs=[data, seed, clean, float(cfg.n_min), float(cfg.n_max), OPERATIONS[cfg.operation]])
+
+
+WARP_TWINS = {observations.feet_contact: feet_contact, observations.dynamics_params: dynamics_params,
+              GaitReward: trot_gait_reward, uniform_noise_but_first: uniform_noise_but_first_warp}
+"""LocoLab's torch terms and their Warp twins."""
