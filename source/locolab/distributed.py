@@ -62,18 +62,18 @@ def this_rank() -> Rank:
     return Rank(rank, local_rank, world_size)
 
 
-def rank_device(device: str, rank: Rank) -> str:
-    """The device a rank trains on: a CPU stays ``cpu``; on GPUs each local rank takes its own (``cuda`` or
-    ``cuda:<local_rank>``; any other index is refused, since two ranks on one GPU would only contend)."""
-    if not rank.distributed or device == "cpu":
+def rank_device(device: str | None, rank: Rank) -> str | None:
+    """The ``--device`` a rank trains on, before it is resolved: unchanged without torchrun or on a CPU; on GPUs each
+    local rank takes its own (``cuda``, or no ``--device`` where a GPU is visible -> ``cuda:<local_rank>``); another
+    index is refused, since two ranks on one GPU would only contend."""
+    if not rank.distributed:
         return device
-    if device not in ("cuda", f"cuda:{rank.local_rank}"):
+    if device == "cuda" or (device is None and torch.cuda.is_available()):
+        return f"cuda:{rank.local_rank}"
+    if device is not None and device.startswith("cuda") and device != f"cuda:{rank.local_rank}":
         raise ValueError(f"--device {device}: under torchrun each rank trains on its own GPU; give --device cuda "
                          f"(local rank {rank.local_rank} takes cuda:{rank.local_rank}).")
-    if rank.local_rank >= torch.cuda.device_count():
-        raise ValueError(f"local rank {rank.local_rank} has no GPU: {torch.cuda.device_count()} visible; use "
-                         "--nproc_per_node at most the GPU count.")
-    return f"cuda:{rank.local_rank}"
+    return device
 
 
 def join(rank: Rank, device: str) -> None:

@@ -142,7 +142,7 @@ def train(args: argparse.Namespace) -> int:
     try:
         check_arguments(args)
         rank = this_rank()
-        args.device = rank_device(resolve_device(args.device), rank)
+        args.device = resolve_device(rank_device(args.device, rank))
         task = training_task(args) if rank.main else quietly(training_task, args)
         env_cfg, agent_cfg, overridden = configure(args, task, rank)
         resume = (checked_checkpoint(args.resume, args.agent, args.phase, (args.task, task))
