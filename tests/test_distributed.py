@@ -42,3 +42,22 @@ def test_a_lost_peer_is_one_line_and_other_errors_are_not_rewritten():
     line = lost_rank_message(error, Rank(0, 0, 2))
     assert line.startswith("error: rank 0 of 2 lost the other ranks") and "\n" not in line
     assert lost_rank_message(RuntimeError("mat1 and mat2 shapes cannot be multiplied"), Rank(0, 0, 2)) is None
+
+
+def test_a_runner_that_only_plays_a_checkpoint_never_joins_torchruns_group(monkeypatch):
+    """The walking gate's plays run in processes that inherit torchrun's variables; their runners (no log
+    directory) must stay alone instead of waiting to join a group of ranks that are not coming."""
+    from locolab.runners.on_policy_runner import LocoLabOnPolicyRunner
+
+    for name, value in (("WORLD_SIZE", "2"), ("RANK", "0"), ("LOCAL_RANK", "0")):
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("MASTER_ADDR", raising=False)
+    player = LocoLabOnPolicyRunner.__new__(LocoLabOnPolicyRunner)
+    player.cfg, player.device, player.joins_ranks = {}, "cpu", False
+    player._configure_multi_gpu()
+    assert not player.is_distributed and player.cfg["multi_gpu"] is None
+    assert not torch.distributed.is_initialized()
+    trainer = LocoLabOnPolicyRunner.__new__(LocoLabOnPolicyRunner)
+    trainer.cfg, trainer.device, trainer.joins_ranks = {}, "cpu", True
+    with pytest.raises(ValueError, match="MASTER_ADDR"):  # a training runner does try to join
+        trainer._configure_multi_gpu()

@@ -48,6 +48,7 @@ class OffPolicyRunner(LocoLabOnPolicyRunner):
         self.env = env
         self.cfg = train_cfg
         self.device = device
+        self.joins_ranks = log_dir is not None
         self._configure_multi_gpu()  # under torchrun: SAC averages its gradients over the ranks itself
         alg_cfg = train_cfg["algorithm"]
         self.alg = SAC.from_config(env.get_observations(), env.num_actions, train_cfg, device)

@@ -50,7 +50,7 @@ from torch.utils.tensorboard import SummaryWriter
 from rsl_rl.runners import OnPolicyRunner
 from rsl_rl.utils import check_nan
 
-from locolab.distributed import check_same_parameters, join, this_rank
+from locolab.distributed import Rank, check_same_parameters, join, this_rank
 from locolab.envs.curriculum_state import load_vec_env_curriculum_state, vec_env_curriculum_state
 from locolab.envs.observation_noise import noise_free_env_ids
 from locolab.envs.metrics import EpisodeAccumulator
@@ -80,14 +80,16 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
     """OnPolicyRunner with atomic checkpoints, exact resume and graceful interruption."""
 
     def __init__(self, env, train_cfg: dict, log_dir: str | None = None, device: str = "cpu") -> None:
+        self.joins_ranks = log_dir is not None  # a runner that only loads a policy (play, eval) never joins torchrun
         super().__init__(env, train_cfg, log_dir, device)
         if self.alg.symmetry is not None:
             self.alg.symmetry = LoggedMirrorLoss.replacing(self.alg.symmetry)
 
     def _configure_multi_gpu(self) -> None:
         """rsl_rl's torchrun set-up, with the backend following the device (gloo on CPUs, NCCL on GPUs) and each rank
-        on the device train.py chose for it (:mod:`locolab.distributed`)."""
-        rank = this_rank()
+        on the device train.py chose for it (:mod:`locolab.distributed`). A runner without a log directory (one
+        that plays a checkpoint: the walking gate's plays inherit torchrun's variables) stays alone."""
+        rank = this_rank() if getattr(self, "joins_ranks", True) else Rank()
         self.gpu_world_size, self.is_distributed = rank.world_size, rank.distributed
         self.gpu_local_rank, self.gpu_global_rank = rank.local_rank, rank.rank
         self.cfg["multi_gpu"] = ({"global_rank": rank.rank, "local_rank": rank.local_rank,
