@@ -80,7 +80,8 @@ def rank_pids(launcher: int) -> dict[int, int]:
             parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) if entry.name.isdigit() else None
             if parent != launcher:
                 continue
-            environ = dict(item.split(b"=", 1) for item in (entry / "environ").read_bytes().split(b"\0") if b"=" in item)
+            items = (entry / "environ").read_bytes().split(b"\0")
+            environ = dict(item.split(b"=", 1) for item in items if b"=" in item)
         except OSError:
             continue
         if b"RANK" in environ:

@@ -130,7 +130,8 @@ def parameter_fingerprint(modules: list[torch.nn.Module], device: str) -> torch.
 
 
 def check_same_parameters(modules: list[torch.nn.Module], device: str, iteration: int) -> None:
-    """Raise a :class:`RanksDivergedError` naming the ranks whose parameters differ from rank 0's after ``iteration``'s update."""
+    """Raise a :class:`RanksDivergedError` naming the ranks whose parameters differ from rank 0's after
+    ``iteration``'s update."""
     if not dist.is_initialized():
         return
     mine = parameter_fingerprint(modules, device)
@@ -138,8 +139,8 @@ def check_same_parameters(modules: list[torch.nn.Module], device: str, iteration
     dist.all_gather(gathered, mine)
     differing = [rank for rank, values in enumerate(gathered) if not torch.equal(values, gathered[0])]
     if differing:
-        raise RanksDivergedError(f"after iteration {iteration}'s update rank(s) {differing} hold other parameters than rank "
-                           "0: the ranks' gradients were not averaged alike.")
+        raise RanksDivergedError(f"after iteration {iteration}'s update rank(s) {differing} hold other parameters "
+                                 "than rank 0: the ranks' gradients were not averaged alike.")
 
 
 def lost_rank_message(error: BaseException, rank: Rank) -> str | None:

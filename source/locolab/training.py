@@ -20,7 +20,8 @@ from isaaclab.utils.io import dump_yaml
 
 from locolab.algorithms.sac_cfg import check_sac_cfg
 from locolab.config_overrides import apply_overrides
-from locolab.distributed import Rank, RanksDivergedError, from_rank_zero, join, leave, lost_rank_message, rank_device, this_rank
+from locolab.distributed import (Rank, RanksDivergedError, from_rank_zero, join, leave, lost_rank_message,
+                                 rank_device, this_rank)
 from locolab.envs import (MissingAssetError, check_assets_offline, check_physics_engine, load_task_cfgs,
                           open_training_env, resolve_device)
 from locolab.envs.mdp import check_dynamics_cfg

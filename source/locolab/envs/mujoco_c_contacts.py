@@ -81,7 +81,8 @@ class ContactGather:
             end = start + count
             if end > self.mjw_data.naconmax or data.nefc > efc_force.shape[1]:
                 raise RuntimeError(f"MuJoCo C's world {world} overflows MuJoCo-Warp's contact buffers ({end} contacts "
-                                   f"of {self.mjw_data.naconmax}, {data.nefc} constraint rows of {efc_force.shape[1]}): "
+                                   f"of {self.mjw_data.naconmax}, {data.nefc} constraint rows of "
+                                   f"{efc_force.shape[1]}): "
                                    "raise env.sim.physics.solver_cfg.nconmax or njmax.")
             records = self.records[world]
             if records is None or world == 0:  # world 0 checks the address on every call

@@ -3,10 +3,12 @@
 Isaac Lab 3 runs its velocity tasks' terms as Warp kernels and captures the whole environment step in a CUDA graph
 (``--frontend warp``); its stock terms have twins there, LocoLab's did not. Each twin here follows that package's
 conventions: a function ``func(env, out, **params) -> None`` (a class for a term with set-up) that writes the
-manager's preallocated ``out`` warp array with one launch and reads its inputs as persistent warp views (no torch
-on the captured path); a noise function changes ``data`` in place. :data:`WARP_TWINS` maps each torch term to its
-twin. On a CPU the torch terms stay the default; ``tests/test_warp_twins.py`` holds every twin to its torch term
-over a randomised run (same values; the noise by its distribution, since Warp's generator is not torch's).
+manager's preallocated ``out`` warp array with one launch, reading its inputs as zero-copy warp views of Isaac Lab's
+buffers; a noise function changes ``data`` in place. The views and the feet's index array are made per call:
+caching them for a captured CUDA graph is left to the GPU work that registers these twins. :data:`WARP_TWINS` maps
+each torch term to its twin. On a CPU the torch terms stay the default; ``tests/test_warp_twins.py`` holds every
+twin to its torch term over a randomised run (same values; the noise by its distribution, since Warp's generator
+is not torch's).
 """
 
 from __future__ import annotations
