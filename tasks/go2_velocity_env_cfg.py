@@ -28,6 +28,7 @@ from isaaclab_tasks.core.velocity.velocity_env_cfg import EventsCfg
 
 from locolab.assets import GO2_SPEC, ensure_robot_files
 from locolab.envs import mdp as locolab_mdp
+from locolab.envs.delayed_dc_motor import DelayedDCMotorCfg
 from locolab.envs.metrics import DynamicsMetricsCfg
 
 GO2_STIFFNESS = 50.0
@@ -35,6 +36,8 @@ GO2_STIFFNESS = 50.0
 0.30 m, which is also within the range of gains used on the real robot."""
 GO2_DAMPING = 1.0
 """PD damping [N m s/rad]."""
+MAX_ACTION_DELAY_STEPS = 4
+"""Longest delay of the motors' targets [physics steps]: one control period (the dynamics event draws 0 to 4)."""
 PLAY_NUM_ENVS = 32
 GROUND_FRICTION = 0.0
 """MuJoCo takes the larger friction of two touching shapes: a frictionless ground lets the robot's randomised
@@ -52,20 +55,25 @@ HISTORY_LENGTH = 50
 
 
 def locolab_go2_articulation(prim_path: str = "{ENV_REGEX_NS}/Robot"):
-    """Isaac Lab's Go2 articulation config pointed at the generated USD, with limits and pose from the spec."""
+    """Isaac Lab's Go2 articulation config pointed at the generated USD, with limits and pose from the spec; its
+    DC motors (torque falling linearly to zero at the joint's velocity limit, Unitree's published Go2 limits) take
+    their targets up to :data:`MAX_ACTION_DELAY_STEPS` late."""
     spec = GO2_SPEC
     usd = ensure_robot_files(spec).usd
     # motor limits depend on the joint type only (front and rear thighs share a motor)
     motors = {f".*_{part}_joint": spec.joint("FL", part) for part in ("hip", "thigh", "calf")}
     effort = {name: joint.effort_limit for name, joint in motors.items()}
     velocity = {name: joint.velocity_limit for name, joint in motors.items()}
-    legs = replace(
-        UNITREE_GO2_CFG.actuators["base_legs"],
+    stock = UNITREE_GO2_CFG.actuators["base_legs"]
+    legs = DelayedDCMotorCfg(
+        joint_names_expr=stock.joint_names_expr,
         stiffness=GO2_STIFFNESS,
         damping=GO2_DAMPING,
+        friction=stock.friction,
         actuator_effort_limit=effort,
         saturation_effort=effort,
         actuator_velocity_limit=velocity,
+        max_delay=MAX_ACTION_DELAY_STEPS,
     )
     init_state = replace(
         UNITREE_GO2_CFG.init_state,
@@ -83,9 +91,11 @@ def locolab_go2_articulation(prim_path: str = "{ENV_REGEX_NS}/Robot"):
 
 @configclass
 class ProprioceptionCfg(ObsGroup):
-    """What the robot itself measures (IMU, joint encoders), its command and its last action; noisy in training."""
+    """What the robot itself measures (IMU, joint encoders), its command and its last action; noisy in training, the
+    gyroscope offset by a randomised, drifting bias."""
 
-    base_ang_vel = ObsTerm(func=mdp.base_ang_vel, noise=Unoise(n_min=-0.2, n_max=0.2))
+    base_ang_vel = ObsTerm(func=locolab_mdp.gyro_with_bias, params={"event_name": "dynamics"},
+                           noise=Unoise(n_min=-0.2, n_max=0.2))
     projected_gravity = ObsTerm(func=mdp.projected_gravity, noise=Unoise(n_min=-0.05, n_max=0.05))
     velocity_commands = ObsTerm(func=mdp.generated_commands, params={"command_name": "base_velocity"})
     joint_pos = ObsTerm(func=mdp.joint_pos_rel, noise=Unoise(n_min=-0.01, n_max=0.01))
@@ -121,8 +131,10 @@ class PrivilegedCfg(ObsGroup):
 
 @configclass
 class CriticCfg(ProprioceptionCfg):
-    """The asymmetric critic's view: noise-free proprioception, the privileged terms and the terrain heights."""
+    """The asymmetric critic's view: noise-free, unbiased proprioception, the privileged terms and the terrain
+    heights."""
 
+    base_ang_vel = ObsTerm(func=mdp.base_ang_vel)
     base_lin_vel = BASE_LIN_VEL
     dynamics = DYNAMICS
     feet_contact = FEET_CONTACT

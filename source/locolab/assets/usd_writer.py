@@ -13,6 +13,12 @@ from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics
 
 from .quadruped_spec import LEGS, JointSpec, LinkSpec, QuadrupedSpec, Vec3, mirror
 
+FOOT_CONTACT_DIMENSION = 6
+"""MuJoCo's ``condim`` of the feet (``mjc:condim``, which Newton gives its MuJoCo solvers): sliding, torsional and
+rolling friction, as published Go2 models (MuJoCo Menagerie's ``unitree_go2``) give rubber feet. With 3 a foot
+pivots freely about the contact normal and a policy learns to turn on it (docs/sim-to-real.md). The friction
+coefficients themselves are randomised per environment (:class:`locolab.envs.mdp.DynamicsRandomizationCfg`)."""
+
 
 def _add(a: Vec3, b: Vec3) -> Vec3:
     return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
@@ -122,6 +128,7 @@ def write_usd(spec: QuadrupedSpec, path: str) -> None:
         sphere = UsdGeom.Sphere.Define(stage, f"{foot}/collision")
         sphere.CreateRadiusAttr(spec.foot_radius)
         _collider(sphere)
+        sphere.GetPrim().CreateAttribute("mjc:condim", Sdf.ValueTypeNames.Int).Set(FOOT_CONTACT_DIMENSION)
         fixed = UsdPhysics.FixedJoint.Define(stage, f"{joints_path}/{leg}_foot_joint")
         fixed.CreateBody0Rel().SetTargets([Sdf.Path(parent)])
         fixed.CreateBody1Rel().SetTargets([Sdf.Path(foot)])

@@ -19,6 +19,8 @@ from newton.solvers import SolverMuJoCo
 
 WORLD_BODY = 0
 """MuJoCo's world body, which holds the ground's geoms."""
+MJ_HINGE = 3
+"""MuJoCo's ``mjJNT_HINGE`` (a constant here: importing ``mujoco`` must wait for play.py's ``MUJOCO_GL``)."""
 
 
 def model_field(solver: SolverMuJoCo, name: str) -> torch.Tensor:
@@ -68,9 +70,27 @@ def ground_contacts(solver: SolverMuJoCo, model: Model, base_label: str) -> Grou
     return GroundContacts(base, torch.as_tensor(robot[pairs_robot]), torch.as_tensor(ground[pairs_ground]))
 
 
-def contact_friction(solver: SolverMuJoCo, contacts: GroundContacts) -> torch.Tensor:
-    """[world, pair] sliding friction MuJoCo gives each robot-ground geom pair: the larger of the two geoms'."""
-    friction = model_field(solver, "geom_friction")[..., 0]
+def foot_contacts(solver: SolverMuJoCo, contacts: GroundContacts) -> GroundContacts:
+    """The pairs of ``contacts`` whose robot geom has torsional and rolling friction (MuJoCo's ``condim`` 6: the
+    feet); a ValueError if none has."""
+    condim = solver.mj_model.geom_condim
+    feet = torch.as_tensor(condim[contacts.robot_geoms.numpy()] == 6)
+    if not feet.any():
+        raise ValueError("no robot geom that touches the ground has condim 6 (torsional and rolling friction): "
+                         "the robot files predate it; delete ~/.cache/locolab to regenerate them.")
+    return GroundContacts(contacts.base, contacts.robot_geoms[feet], contacts.ground_geoms[feet])
+
+
+def robot_dofs(solver: SolverMuJoCo) -> torch.Tensor:
+    """MuJoCo's hinge degrees of freedom (the joints the motors drive; a free base has none)."""
+    model = solver.mj_model
+    return torch.as_tensor(np.flatnonzero(model.jnt_type[model.dof_jntid] == MJ_HINGE))
+
+
+def contact_friction(solver: SolverMuJoCo, contacts: GroundContacts, axis: int = 0) -> torch.Tensor:
+    """[world, pair] friction MuJoCo gives each robot-ground geom pair, the larger of the two geoms': sliding
+    (``axis`` 0), torsional (1) or rolling (2)."""
+    friction = model_field(solver, "geom_friction")[..., axis]
     return torch.maximum(friction[:, contacts.robot_geoms], friction[:, contacts.ground_geoms])
 
 

@@ -1,5 +1,6 @@
-"""LocoLab's MDP terms beyond Isaac Lab's: recorded dynamics randomisation, privileged observations and
-per-environment pushes for evaluation sweeps, turning-in-place commands."""
+"""LocoLab's MDP terms beyond Isaac Lab's: recorded dynamics randomisation (sim-to-real effects included),
+privileged observations, a biased gyroscope, per-environment pushes for evaluation sweeps, turning-in-place
+commands."""
 
 from .commands import TurnInPlaceVelocityCommandCfg, with_turn_in_place
 from .curriculums import robustness_curriculum, robustness_curriculum_cfg
@@ -13,4 +14,4 @@ from .dynamics import (
     randomize_dynamics,
     read_back_held,
 )
-from .observations import dynamics_params, feet_contact
+from .observations import dynamics_params, feet_contact, gyro_with_bias

@@ -21,7 +21,14 @@ from isaaclab.actuators.newton import read_group_parameter, write_group_paramete
 from isaaclab.managers import EventTermCfg, ManagerTermBase, SceneEntityCfg
 from isaaclab.utils import configclass
 
-from locolab.envs.solver_model import contact_friction, contact_time_constant, ground_contacts, model_field
+from locolab.envs.solver_model import (
+    contact_friction,
+    contact_time_constant,
+    foot_contacts,
+    ground_contacts,
+    model_field,
+    robot_dofs,
+)
 
 if TYPE_CHECKING:
     from isaaclab.envs import ManagerBasedEnv
@@ -56,6 +63,28 @@ class DynamicsRandomizationCfg:
     measured and not adopted (docs/measurements/cpu_ppo_walking.md, 2026-12-02): it closed one seed's MuJoCo gap
     (0.34 to 0.46 m/s) but the policies walked slower (0.42-0.47 m/s in Newton against 0.54-0.60), and each run
     failed one walking check."""
+    foot_torsional_friction: Range = (0.005, 0.04)
+    """Torsional friction of the feet's contacts [m] (MuJoCo's second friction coefficient, condim 6: the feet's
+    ``mjc:condim``, locolab.assets.usd_writer): how hard a standing foot resists pivoting. MuJoCo Menagerie's
+    ``unitree_go2`` gives 0.02; 0.005 is MuJoCo's default and the ground's (MuJoCo takes the larger of two geoms')."""
+    foot_rolling_friction: Range = (0.0001, 0.02)
+    """Rolling friction of the feet's contacts [m] (Menagerie's Go2: 0.01; MuJoCo's default and the ground's
+    0.0001)."""
+    joint_damping: Range = (0.0, 0.2)
+    """Viscous damping of every joint's gearbox [N m s/rad] (Newton's ``joint_damping``, MuJoCo's ``dof_damping``;
+    Menagerie's Go2: 0.1)."""
+    joint_friction: Range = (0.0, 0.4)
+    """Coulomb friction loss of every joint [N m] (Newton's ``joint_friction``, MuJoCo's ``dof_frictionloss``;
+    Menagerie's Go2: 0.2)."""
+    action_delay: Range = (0.0, 4.0)
+    """Delay between a policy's joint targets and the torques they cause [physics steps, integers; 4 = 20 ms, one
+    control period at 5 ms steps]: Newton's actuator delay (:class:`locolab.envs.delayed_dc_motor.DelayedDCMotorCfg`,
+    whose ``max_delay`` must reach the range's top). A Go2 answers 10-20 ms after the measurement that its command
+    answers (sensing, the policy's inference, DDS transport to the motor drivers)."""
+    gyro_bias: Range = (-0.05, 0.05)
+    """Offset of each gyroscope axis at the episode's start [rad/s] (the policy's ``base_ang_vel`` reads it, and a
+    slow drift on top: :class:`locolab.envs.mdp.gyro_with_bias`): a MEMS gyroscope's zero-rate offset is about
+    +-1 deg/s (0.017 rad/s; Bosch BMI088 datasheet), widened three times for drift with temperature."""
     sample_concentration: float = 1.0
     """Shape ``c`` of the Beta(c, c) law each parameter is drawn from over its range: 1 is uniform; below 1 puts more
     draws near both ends of every range (0.5, the arcsine law: 20 % of draws in each range's outer tenth instead of
@@ -63,15 +92,20 @@ class DynamicsRandomizationCfg:
 
 
 PARAMETERS = ("friction", "added_base_mass", "base_com_x", "base_com_y", "base_com_z", "motor_strength", "kp_scale",
-              "kd_scale", "contact_time_constant")
-"""The randomised parameters in column order (``motor_strength``: one column per joint); what :func:`hold_dynamics`
-can hold."""
+              "kd_scale", "contact_time_constant", "foot_torsional_friction", "foot_rolling_friction", "joint_damping",
+              "joint_friction", "action_delay", "gyro_bias")
+"""The randomised parameters in column order (``motor_strength``: one column per joint, ``gyro_bias`` one per axis);
+what :func:`hold_dynamics` can hold."""
+AXES = ("x", "y", "z")
+INTEGER_PARAMETERS = ("action_delay",)
+"""Parameters drawn as whole numbers: each integer of the range equally often."""
 
 
 def parameter_names(joint_names: Sequence[str]) -> list[str]:
     """Names of the randomised parameters, in the order of :attr:`randomize_dynamics.values` columns."""
+    parts = {"motor_strength": joint_names, "gyro_bias": AXES}
     return [column for name in PARAMETERS
-            for column in ([f"{name}/{joint}" for joint in joint_names] if name == "motor_strength" else [name])]
+            for column in ([f"{name}/{part}" for part in parts[name]] if name in parts else [name])]
 
 
 def check_concentration(concentration: float) -> None:
@@ -164,13 +198,23 @@ class randomize_dynamics(ManagerTermBase):
         check_contact_time_constants(contact, self._ground_solref[0])
         bounds = [ranges.friction, ranges.added_base_mass, *ranges.base_com_offset]
         bounds += [ranges.motor_strength] * num_joints + [ranges.kp_scale, ranges.kd_scale, contact]
+        bounds += [ranges.foot_torsional_friction, ranges.foot_rolling_friction, ranges.joint_damping,
+                   ranges.joint_friction, ranges.action_delay] + [ranges.gyro_bias] * len(AXES)
         self.low, self.high = torch.tensor(bounds, device=self.device).T
+        self._slices = {name: slice(columns[0], columns[-1] + 1) for name in PARAMETERS
+                        if (columns := self.columns(name))}
+        self._integer = torch.zeros(len(self.names), dtype=torch.bool, device=self.device)
+        for name in INTEGER_PARAMETERS:
+            self._integer[self._slices[name]] = True
         check_concentration(ranges.sample_concentration)
         self.concentration = ranges.sample_concentration
         self.values = torch.empty(self.num_envs, len(self.names), device=self.device)
         """Applied values, one row per environment, columns named by :attr:`names`."""
         self.fixed = torch.full_like(self.values, float("nan"))
         """Per-environment values that replace the samples where not NaN (evaluation sweeps, :meth:`fix`)."""
+        self.applied_gyro_bias = torch.zeros(self.num_envs, len(AXES), device=self.device)
+        """The gyroscope offsets the policy's last observation carried (drift included), which
+        :class:`~locolab.envs.mdp.gyro_with_bias` writes: :meth:`read_back`'s ``gyro_bias``."""
         self.range_scale = 1.0
         """Fraction of each range sampled, around its midpoint (a curriculum lowers it; 1: the configured ranges).
         The privileged observation keeps mapping the configured ranges to [-1, 1]."""
@@ -181,6 +225,8 @@ class randomize_dynamics(ManagerTermBase):
         self._friction = wp.to_torch(view.get_attribute("shape_material_mu", model)[:, 0])
         self._contact_ke = wp.to_torch(view.get_attribute("shape_material_ke", model)[:, 0])
         self._contact_kd = wp.to_torch(view.get_attribute("shape_material_kd", model)[:, 0])
+        self._torsional = wp.to_torch(view.get_attribute("shape_material_mu_torsional", model)[:, 0])
+        self._rolling = wp.to_torch(view.get_attribute("shape_material_mu_rolling", model)[:, 0])
         self._actuators = self.robot.actuators
         native = getattr(self._actuators, "_native_group_names", set())
         if set(self._actuators) != native:
@@ -194,6 +240,7 @@ class randomize_dynamics(ManagerTermBase):
             for component, attr in _SCALED_ACTUATOR_PARAMETERS
         }
         self._group_joints = {group: self._actuators._group_joint_indices[group] for group in self._actuators}
+        check_delay_depth(self._actuators, ranges.action_delay)
         all_envs = torch.arange(self.num_envs, device=self.device)
         self.apply(all_envs, ((self.low + self.high) / 2).expand(self.num_envs, -1))
 
@@ -203,9 +250,13 @@ class randomize_dynamics(ManagerTermBase):
             env_ids = torch.arange(self.num_envs, device=self.device)[env_ids or slice(None)]
         if len(env_ids) > 0:
             unit = unit_draws(len(env_ids), len(self.names), self.concentration, self.device)
-            sample = self.low + (self.high - self.low) * unit
+            # whole-number parameters draw over [low - 1/2, high + 1/2] and round: each integer equally often
+            widen = self._integer.float() * 0.5
+            sample = self.low - widen + (self.high - self.low + 2 * widen) * unit
             middle = (self.low + self.high) / 2
-            self.apply(env_ids, middle + self.range_scale * (sample - middle))
+            values = middle + self.range_scale * (sample - middle)
+            rounded = torch.minimum(torch.maximum(values.round(), self.low), self.high)
+            self.apply(env_ids, torch.where(self._integer, rounded, values))
 
     def fix(self, name: str, values: torch.Tensor) -> None:
         """Hold parameter ``name`` (a column of :attr:`names`; ``motor_strength`` sets every motor) at ``values``
@@ -228,45 +279,66 @@ class randomize_dynamics(ManagerTermBase):
         and the arrays Newton's actuators compute torques from, never from what :meth:`apply` kept, so it disagrees
         with :attr:`values` where a write did not reach the physics (Newton forwards model changes at the next step:
         read after one). Friction and contact time constant: the mean over the robot-ground geom pairs of what MuJoCo
-        gives their contacts; motor strength: the DC-motor clamp's efforts over their defaults, averaged; gain scales:
-        the controller's gains over their defaults and the joint's strength."""
+        gives their contacts (torsional and rolling friction: over the feet's); motor strength: the DC-motor clamp's
+        efforts over their defaults, averaged; gain scales: the controller's gains over their defaults and the
+        joint's strength; joint damping and friction loss: MuJoCo's, averaged over the hinges; the delay: Newton's
+        actuators'. The gyroscope offset is no physics: it is the one the last policy observation carried."""
         solver = self._physics._solver
         contacts = ground_contacts(solver, self._physics.get_model(), self._base_label)
+        feet = foot_contacts(solver, contacts)
+        joints = robot_dofs(solver)
         solver_values = [contact_friction(solver, contacts).mean(dim=1, keepdim=True),
                          model_field(solver, "body_mass")[:, [contacts.base]],
                          model_field(solver, "body_ipos")[:, contacts.base],
-                         contact_time_constant(solver, contacts).mean(dim=1, keepdim=True)]
-        friction, mass, com, contact = (values.to(self.device, torch.float) for values in solver_values)
-        strength, kp_scale, kd_scale = self._actuator_read_back()
+                         contact_time_constant(solver, contacts).mean(dim=1, keepdim=True),
+                         contact_friction(solver, feet, axis=1).mean(dim=1, keepdim=True),
+                         contact_friction(solver, feet, axis=2).mean(dim=1, keepdim=True),
+                         model_field(solver, "dof_damping")[:, joints].mean(dim=1, keepdim=True),
+                         model_field(solver, "dof_frictionloss")[:, joints].mean(dim=1, keepdim=True)]
+        friction, mass, com, contact, torsional, rolling, damping, friction_loss = (
+            values.to(self.device, torch.float) for values in solver_values)
+        strength, kp_scale, kd_scale, delay = self._actuator_read_back()
         return torch.cat([friction, mass - self._default_mass, com - self._default_com[:, 0], strength,
-                          kp_scale, kd_scale, contact], dim=1)
+                          kp_scale, kd_scale, contact, torsional, rolling, damping, friction_loss, delay,
+                          self.applied_gyro_bias], dim=1)
 
-    def _actuator_read_back(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """Per-joint motor strength and the mean kp and kd scales, from the Newton actuators' parameter arrays: the
-        physics' torques come from them (MuJoCo gets them as applied joint forces; its own effort limits act only on
-        MuJoCo actuators, which the model has none of)."""
+    def _actuator_read_back(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Per-joint motor strength and the mean kp and kd scales and delay, from the Newton actuators' parameter
+        arrays: the physics' torques come from them (MuJoCo gets them as applied joint forces; its own effort limits
+        act only on MuJoCo actuators, which the model has none of)."""
         strength = torch.empty(self.num_envs, self.robot.num_joints, device=self.device)
-        kp_scale, kd_scale = torch.empty_like(strength), torch.empty_like(strength)
+        kp_scale, kd_scale, delay = torch.empty_like(strength), torch.empty_like(strength), torch.empty_like(strength)
         for group, joints in self._group_joints.items():
+            delay[:, joints] = read_group_parameter(self._actuators, group, "delay", "delay_steps").float()
             live = {key: read_group_parameter(self._actuators, group, *key) for key in _SCALED_ACTUATOR_PARAMETERS}
             default = {key: self._defaults[(group, *key)] for key in _SCALED_ACTUATOR_PARAMETERS}
             strength[:, joints] = sum(live[key] / default[key] for key in _DC_MOTOR_EFFORTS) / len(_DC_MOTOR_EFFORTS)
             for scale, gain in ((kp_scale, ("controller", "kp")), (kd_scale, ("controller", "kd"))):
                 scale[:, joints] = live[gain] / default[gain] / strength[:, joints]
-        return strength, kp_scale.mean(dim=1, keepdim=True), kd_scale.mean(dim=1, keepdim=True)
+        return (strength, kp_scale.mean(dim=1, keepdim=True), kd_scale.mean(dim=1, keepdim=True),
+                delay.mean(dim=1, keepdim=True))
 
     def apply(self, env_ids: torch.Tensor, values: torch.Tensor) -> None:
         """Write ``values`` (one row per environment in ``env_ids``, columns named by :attr:`names`) into the sim;
         :attr:`fixed` values win."""
         fixed = self.fixed[env_ids]
         values = torch.where(torch.isnan(fixed), values, fixed)
+        values = torch.where(self._integer, values.round(), values)
         self.values[env_ids] = values
-        friction, mass, com = values[:, 0], values[:, 1], values[:, 2:5]
-        strength, kp_scale, kd_scale = values[:, 5:-3], values[:, -3:-2], values[:, -2:-1]
-        self._friction[env_ids] = friction[:, None]
-        ke, kd = robot_contact_gains(values[:, -1], *self._ground_solref)
+        column = {name: values[:, part] for name, part in self._slices.items()}
+        mass, com, strength = column["added_base_mass"][:, 0], values[:, 2:5], column["motor_strength"]
+        kp_scale, kd_scale = column["kp_scale"], column["kd_scale"]
+        for shapes, name in ((self._friction, "friction"), (self._torsional, "foot_torsional_friction"),
+                             (self._rolling, "foot_rolling_friction")):
+            shapes[env_ids] = column[name]  # every robot shape; only the feet's condim reads the last two
+        ke, kd = robot_contact_gains(column["contact_time_constant"][:, 0], *self._ground_solref)
         self._contact_ke[env_ids], self._contact_kd[env_ids] = ke[:, None], kd[:, None]
         self._physics.add_model_change(ModelFlags.SHAPE_PROPERTIES)
+        joints = self.robot.num_joints
+        self.robot.write_joint_viscous_friction_coefficient_to_sim_index(
+            joint_viscous_friction_coeff=column["joint_damping"].expand(-1, joints), env_ids=env_ids)
+        self.robot.write_joint_friction_coefficient_to_sim_index(
+            joint_friction_coeff=column["joint_friction"].expand(-1, joints), env_ids=env_ids)
         env_ids_i32 = env_ids.to(torch.int32)
         self.robot.set_masses_index(masses=self._default_mass[env_ids] + mass[:, None], body_ids=self.base_ids,
                                     env_ids=env_ids_i32)
@@ -279,11 +351,27 @@ class randomize_dynamics(ManagerTermBase):
                 default = self._defaults[(group, component, attr)][env_ids]
                 write_group_parameter(self._actuators, group, component, attr,
                                       values=default * scales.get(attr, group_strength), env_ids=env_ids)
+            write_group_parameter(self._actuators, group, "delay", "delay_steps", env_ids=env_ids,
+                                  values=column["action_delay"].expand_as(group_strength).to(torch.int32))
 
     def normalized(self) -> torch.Tensor:
         """The applied values mapped linearly from their ranges to [-1, 1] (0 where a range is a single value)."""
         span = self.high - self.low
         return torch.where(span > 0, 2 * (self.values - self.low) / span.clamp_min(1e-12) - 1, 0.0)
+
+
+def check_delay_depth(actuators, delay_range: Range) -> None:
+    """A ValueError when an actuator group cannot delay its targets as long as ``delay_range`` asks (physics steps):
+    Newton's delay buffer holds ``max_delay`` of its config (:class:`~locolab.envs.delayed_dc_motor.DelayedDCMotorCfg`)."""
+    low, high = delay_range
+    if not (0 <= low <= high and float(low).is_integer() and float(high).is_integer()):
+        raise ValueError(f"action_delay {delay_range}: give whole physics steps, 0 <= low <= high, as (0.0, 4.0).")
+    for group in actuators:
+        groups = actuators[group] if isinstance(actuators[group], tuple) else (actuators[group],)
+        depth = min((getattr(getattr(actuator, "delay", None), "buf_depth", 0) for actuator in groups), default=0)
+        if high > depth:
+            raise ValueError(f"action_delay reaches {high:g} physics steps but actuator group '{group}' buffers "
+                             f"{depth}: give it locolab.envs.delayed_dc_motor.DelayedDCMotorCfg(max_delay={high:g}).")
 
 
 def ground_solref(model) -> tuple[float, float]:
