@@ -2,6 +2,8 @@
 
     python scripts/sim2sim.py --policy logs/.../exported --seconds 10 --command 0.5 0 0 --friction 0.6 --payload 1.5
     python scripts/sim2sim.py --policy logs/.../exported --contact_time_constant 0.03   # softer ground
+    python scripts/sim2sim.py --policy logs/.../exported --realism --command 0 0 1     # a real robot's effects
+    python scripts/sim2sim.py --policy logs/.../exported --foot_condim 6 --latency_ms 20  # single effects
 
 Loads ``policy.onnx`` + ``policy.json`` with ``locolab.deploy.PolicyRuntime`` (numpy + onnxruntime), drives the
 robot's generated MJCF with it at the policy's control period and a PD loop at the physics rate, and prints one JSON
@@ -31,6 +33,24 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--contact_time_constant", type=float, default=None,
                         help="MuJoCo solref time constant of every contact [s]: larger is softer ground (default: "
                              "the MJCF's, MuJoCo's 0.02; at least two physics steps, 0.01)")
+    parser.add_argument("--realism", action="store_true",
+                        help="every sim-to-real effect at a realistic value (locolab.eval.robot_effects.REALISTIC); "
+                             "the options below override single ones")
+    effects = parser.add_argument_group("sim-to-real effects (default: none, the MJCF as written)")
+    effects.add_argument("--foot_condim", type=int, help="MuJoCo condim of the feet: 6 adds torsional and rolling "
+                                                         "friction (default 3)")
+    effects.add_argument("--foot_torsional_friction", type=float, help="the feet's torsional friction [m]")
+    effects.add_argument("--foot_rolling_friction", type=float, help="the feet's rolling friction [m]")
+    effects.add_argument("--joint_damping", type=float, help="viscous damping of every joint [N m s/rad]")
+    effects.add_argument("--joint_friction", type=float, help="Coulomb friction loss of every joint [N m]")
+    effects.add_argument("--latency_ms", type=float, help="delay of the targets [ms], whole physics steps (5 ms)")
+    effects.add_argument("--motor_torque_speed", action="store_const", const=True,
+                         help="the DC motors' torque falls to zero at the joints' velocity limits")
+    effects.add_argument("--gyro_bias", type=float, help="offset of each gyroscope axis [rad/s]")
+    effects.add_argument("--gyro_noise", type=float, help="gyroscope white noise, standard deviation [rad/s]")
+    parser.add_argument("--walking_checks", action="store_true",
+                        help="run the walking checks (forward 0.5 m/s, turn 1 rad/s, stand; --seconds each) instead "
+                             "of one command; exit status 1 when one fails")
     parser.add_argument("--video", default=None, help="write an MP4 of the run here")
     return parser.parse_args(argv)
 
@@ -53,7 +73,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.video:
         from locolab.render import MujocoVideoRecorder  # chooses MUJOCO_GL before mujoco is imported
     from locolab.assets import ensure_robot_files
-    from locolab.eval.sim2sim import run_sim2sim
+    from locolab.eval.robot_effects import REALISTIC, RobotEffects, mjcf_timestep, with_overrides
+    from locolab.eval.sim2sim import run_sim2sim, sim2sim_walking
 
     mjcf = ensure_robot_files().mjcf
     recorder = None
@@ -63,8 +84,15 @@ def main(argv: list[str] | None = None) -> int:
 
             period = PolicyRuntime(args.policy).metadata["control_period_s"]
             recorder = MujocoVideoRecorder(mjcf, fps=1.0 / period)
+        effects = with_overrides(REALISTIC if args.realism else RobotEffects(),
+                                 **{name: getattr(args, name) for name in RobotEffects.__dataclass_fields__})
+        effects.check(mjcf_timestep(mjcf))  # before the policy loads: a bad value is the first error
+        if args.walking_checks:
+            passed, results = sim2sim_walking(args.policy, mjcf, args.seconds, effects)
+            print(json.dumps({"passed": passed, "checks": results, "effects": effects.as_dict()}))
+            return 0 if passed else 1
         result = run_sim2sim(args.policy, mjcf, args.seconds, tuple(args.command), args.friction, args.payload,
-                             recorder, contact_time_constant=args.contact_time_constant)
+                             recorder, contact_time_constant=args.contact_time_constant, effects=effects)
     except (FileNotFoundError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

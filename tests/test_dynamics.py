@@ -16,8 +16,11 @@ def probe() -> dict:
 
 def test_every_parameter_is_sampled_within_its_range(probe):
     assert probe["names"][:5] == ["friction", "added_base_mass", "base_com_x", "base_com_y", "base_com_z"]
-    assert len(probe["names"]) == 5 + 12 + 3  # one motor strength per joint, kp and kd scales, contact softness
-    assert probe["names"][-1] == "contact_time_constant"
+    # one motor strength per joint, kp and kd scales, contact softness; the sim-to-real effects: foot torsional and
+    # rolling friction, joint damping and friction loss, the action delay, one gyroscope offset per axis
+    assert len(probe["names"]) == 5 + 12 + 3 + 5 + 3
+    assert probe["names"][20:] == ["foot_torsional_friction", "foot_rolling_friction", "joint_damping",
+                                   "joint_friction", "action_delay", "gyro_bias/x", "gyro_bias/y", "gyro_bias/z"]
     for row in probe["values"]:
         for value, low, high in zip(row, probe["low"], probe["high"]):
             assert low <= value <= high
@@ -26,7 +29,9 @@ def test_every_parameter_is_sampled_within_its_range(probe):
 def test_sampled_values_are_the_ones_applied_in_the_simulator(probe):
     # read back from MuJoCo-Warp's model and the arrays Newton's actuators compute torques from, after one step
     assert set(probe["applied_error"]) == {"friction", "added_base_mass", "base_com_x", "base_com_y", "base_com_z",
-                                           "motor_strength", "kp_scale", "kd_scale", "contact_time_constant"}
+                                           "motor_strength", "kp_scale", "kd_scale", "contact_time_constant",
+                                           "foot_torsional_friction", "foot_rolling_friction", "joint_damping",
+                                           "joint_friction", "action_delay", "gyro_bias"}
     for quantity, error in probe["applied_error"].items():
         assert error < 1e-5, quantity
 
@@ -72,7 +77,7 @@ def test_the_readmes_worst_case_still_stands_at_its_stated_height(probe):
 
 
 def test_privileged_observation_shows_the_applied_dynamics_in_minus_one_to_one(probe):
-    assert probe["priv_shape"] == [8, 3 + 20 + 4]  # base velocity, dynamics, foot contacts
+    assert probe["priv_shape"] == [8, 3 + 28 + 4]  # base velocity, dynamics, foot contacts
     assert probe["priv_dynamics_error"] < 1e-6
     low, high = probe["priv_dynamics_range"]
     assert -1.0 <= low < 0.0 < high <= 1.0

@@ -20,6 +20,9 @@ import numpy as np
 
 from locolab.deploy import PolicyRuntime, RobotState, gravity_in_base_frame
 
+from .robot_effects import Gyroscope, RobotEffects, TargetDelay, apply_to_model, torque_limits
+from .walking_checks import WALKING_CHECKS
+
 FALL_HEIGHT = 0.15
 """Base height [m] under which the robot counts as fallen."""
 FALL_TILT_COS = 0.5
@@ -47,16 +50,21 @@ class Sim2SimResult:
     """Seconds spent not fallen [s]."""
     mean_base_velocity: list[float] = field(default_factory=list)
     """Mean base-frame (vx, vy, yaw rate) while upright."""
+    mean_speed: float = math.nan
+    """Mean ||(vx, vy)|| while upright [m/s]."""
     interventions: dict[str, int] = field(default_factory=dict)
     """The runtime's safety interventions by kind (:attr:`locolab.deploy.PolicyRuntime.interventions`)."""
+    effects: dict = field(default_factory=dict)
+    """The sim-to-real effects of the run (:class:`locolab.eval.robot_effects.RobotEffects`)."""
 
 
 class MujocoRobot:
-    """The generated MJCF in MuJoCo, mapped to the policy's joint order, with friction, payload and contact softness
-    applied."""
+    """The generated MJCF in MuJoCo, mapped to the policy's joint order, with friction, payload, contact softness and
+    the sim-to-real effects of the model (feet, joints) applied."""
 
     def __init__(self, mjcf: str | Path, joint_names: list[str], friction: float | None = None,
-                 payload_kg: float = 0.0, base_body: str = "base", contact_time_constant: float | None = None) -> None:
+                 payload_kg: float = 0.0, base_body: str = "base", contact_time_constant: float | None = None,
+                 effects: RobotEffects = RobotEffects()) -> None:
         self.model = mujoco.MjModel.from_xml_path(str(mjcf))
         self.data = mujoco.MjData(self.model)
         joints = [mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_JOINT, name) for name in joint_names]
@@ -79,6 +87,11 @@ class MujocoRobot:
                 raise ValueError(f"a contact time constant of {contact_time_constant} s is under two physics steps, "
                                  f"which MuJoCo would silently raise: give at least {stiffest:g} s.")
             self.model.geom_solref[:, 0] = contact_time_constant
+        effects.check(self.model.opt.timestep)
+        geom_name = lambda geom: mujoco.mj_id2name(self.model, mujoco.mjtObj.mjOBJ_GEOM, geom) or ""  # noqa: E731
+        self.feet = np.array([geom for geom in range(self.model.ngeom) if geom_name(geom).endswith("_foot")], int)
+        apply_to_model(self.model, effects, self.feet, self.dof_adr)
+        self.gyroscope = Gyroscope(effects.gyro_bias, effects.gyro_noise)
         self.initial_qpos = self.model.qpos0.copy()
 
     def _sensor_slice(self, name: str) -> slice:
@@ -99,14 +112,18 @@ class MujocoRobot:
         return RobotState(
             joint_pos=self.data.qpos[self.qpos_adr].astype(np.float32),
             joint_vel=self.data.qvel[self.dof_adr].astype(np.float32),
-            ang_vel=self.data.sensordata[self.gyro].astype(np.float32),
+            ang_vel=self.gyroscope(self.data.sensordata[self.gyro]),
             gravity=gravity_in_base_frame(self.data.sensordata[self.quat]),
             command=command.astype(np.float32),
         )
 
-    def apply_pd(self, targets: np.ndarray, stiffness: np.ndarray, damping: np.ndarray, effort: np.ndarray) -> None:
-        torque = stiffness * (targets - self.data.qpos[self.qpos_adr]) - damping * self.data.qvel[self.dof_adr]
-        self.data.ctrl[self.actuators] = np.clip(torque, -effort, effort)
+    def apply_pd(self, targets: np.ndarray, stiffness: np.ndarray, damping: np.ndarray, effort: np.ndarray,
+                 velocity_limit: np.ndarray | None = None) -> None:
+        """PD torques clipped to the motors' limits: flat, or (``velocity_limit`` given) the DC-motor envelope."""
+        joint_vel = self.data.qvel[self.dof_adr]
+        torque = stiffness * (targets - self.data.qpos[self.qpos_adr]) - damping * joint_vel
+        low, high = (-effort, effort) if velocity_limit is None else torque_limits(effort, velocity_limit, joint_vel)
+        self.data.ctrl[self.actuators] = np.clip(torque, low, high)
 
     def base_velocity(self) -> np.ndarray:
         """(vx, vy) in the base frame and the yaw rate: the free joint's linear velocity is in the world frame, its
@@ -123,17 +140,21 @@ class MujocoRobot:
 def run_sim2sim(policy: str | Path | PolicyRuntime, mjcf: str | Path, seconds: float,
                 command: tuple[float, float, float], friction: float | None = None, payload_kg: float = 0.0,
                 recorder=None, disturbance: Callable[[MujocoRobot, float], None] | None = None,
-                contact_time_constant: float | None = None) -> Sim2SimResult:
+                contact_time_constant: float | None = None, effects: RobotEffects = RobotEffects()) -> Sim2SimResult:
     """Drive the MJCF robot with the exported policy (a directory, or anything with PolicyRuntime's ``metadata``,
     ``default_joint_pos``, ``reset()`` and ``step(state)``) for ``seconds``; a fall restarts it standing.
 
     ``recorder`` (a :class:`locolab.render.MujocoVideoRecorder` of the same MJCF) gets one frame per control step;
     ``disturbance(robot, time_s)`` runs before every physics step (a push, a scripted base motion);
-    ``contact_time_constant`` softens or stiffens every contact (MuJoCo's ``solref``; the MJCF's is MuJoCo's 0.02 s).
+    ``contact_time_constant`` softens or stiffens every contact (MuJoCo's ``solref``; the MJCF's is MuJoCo's 0.02 s);
+    ``effects`` adds what a real robot has (:class:`~locolab.eval.robot_effects.RobotEffects`).
     """
     runtime = policy if hasattr(policy, "step") else PolicyRuntime(policy)
     meta = runtime.metadata
-    robot = MujocoRobot(mjcf, meta["joint_names"], friction, payload_kg, contact_time_constant=contact_time_constant)
+    robot = MujocoRobot(mjcf, meta["joint_names"], friction, payload_kg, contact_time_constant=contact_time_constant,
+                        effects=effects)
+    velocity_limit = np.asarray(meta["velocity_limit"]) if effects.motor_torque_speed else None
+    delay = TargetDelay(effects.latency_steps(robot.model.opt.timestep))
     stiffness = np.asarray(meta["pd_gains"]["stiffness"])
     damping = np.asarray(meta["pd_gains"]["damping"])
     effort = np.asarray(meta["effort_limit"])
@@ -151,7 +172,7 @@ def run_sim2sim(policy: str | Path | PolicyRuntime, mjcf: str | Path, seconds: f
         for _ in range(substeps):
             if disturbance is not None:
                 disturbance(robot, robot.data.time)
-            robot.apply_pd(targets, stiffness, damping, effort)
+            robot.apply_pd(delay(targets), stiffness, damping, effort, velocity_limit)
             mujoco.mj_step(robot.model, robot.data)
         # mj_step leaves sensors and poses at the state before its integration: without this, the IMU read next
         # would lag the encoders by a physics step, and the fall rule and velocities would read the old pose
@@ -163,6 +184,7 @@ def run_sim2sim(policy: str | Path | PolicyRuntime, mjcf: str | Path, seconds: f
             distance += float(np.linalg.norm(robot.data.xpos[robot.base, :2] - start_xy))
             robot.reset(runtime.default_joint_pos)
             runtime.reset()
+            delay.reset()
             start_xy = robot.data.xpos[robot.base, :2].copy()
             continue
         upright_steps += 1
@@ -181,5 +203,21 @@ def run_sim2sim(policy: str | Path | PolicyRuntime, mjcf: str | Path, seconds: f
         falls=falls,
         time_upright=upright_steps * period,
         mean_base_velocity=velocities.mean(axis=0).tolist(),
+        mean_speed=float(np.linalg.norm(velocities[:, :2], axis=1).mean()),
         interventions=dict(getattr(runtime, "interventions", {})),
+        effects=effects.as_dict(),
     )
+
+
+def sim2sim_walking(policy: str | Path | PolicyRuntime, mjcf: str | Path, seconds: float = 20.0,
+                    effects: RobotEffects = RobotEffects()) -> tuple[bool, list[dict]]:
+    """The walking checks (:data:`~locolab.eval.walking_checks.WALKING_CHECKS`) in MuJoCo with ``effects``: whether
+    every one passes, and each one's verdict with the figures it was judged on."""
+    results = []
+    for check in WALKING_CHECKS:
+        run = run_sim2sim(policy, mjcf, seconds, check.command, effects=effects)
+        summary = {"mean_forward_velocity": run.mean_base_velocity[0], "mean_lin_vel_error": run.lin_vel_error,
+                   "mean_ang_vel_error": run.ang_vel_error, "mean_speed": run.mean_speed, "falls": run.falls}
+        results.append({"check": check.name, "command": list(check.command), "failures": check.failures(summary),
+                        **summary})
+    return all(not result["failures"] for result in results), results

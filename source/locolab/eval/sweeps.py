@@ -4,7 +4,8 @@ One vectorised run evaluates every grid point of every requested sweep at once: 
 swept parameter at the grid value and every other randomised parameter at the middle of its training range, under
 the walking check's forward command (the command sweep varies that command instead). Grid values go beyond the
 training ranges (friction down to 0.1, payload up to 5 kg, motor strength down to 0.6, ground contacts as soft as
-0.05 s, pushes up to 1.5 m/s);
+0.05 s, pushes up to 1.5 m/s, the sim-to-real effects to twice their training tops: foot torsional and rolling
+friction, joint damping and friction loss, the motors' delay, the gyroscope's offset);
 the ranges themselves are read from the training task's config, and the values a run used are read back from the
 simulator (:func:`read_back`), not copied from here.
 """
@@ -31,13 +32,21 @@ GRIDS = {
     "payload": (-0.5, 0.0, 1.0, 2.0, 2.5, 3.0, 4.0, 5.0),
     "motor": (0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2),
     "contact": (0.01, 0.015, 0.02, 0.025, 0.03, 0.04, 0.05),
+    "torsional": (0.005, 0.01, 0.02, 0.03, 0.04, 0.06, 0.08),
+    "rolling": (0.0001, 0.005, 0.01, 0.02, 0.03, 0.04),
+    "joint_damping": (0.0, 0.1, 0.2, 0.3, 0.4),
+    "joint_friction": (0.0, 0.2, 0.4, 0.6, 0.8),
+    "delay": (0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0),
+    "gyro_bias": (-0.1, -0.05, 0.0, 0.05, 0.1),
     "push": (0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5),
     "command": None,  # the task's forward-velocity command range, five points
 }
 """Default grid of each sweep."""
 SWEEP_NAMES = tuple(GRIDS)
 DYNAMICS_PARAMETER = {"friction": "friction", "payload": "added_base_mass", "motor": "motor_strength",
-                      "contact": "contact_time_constant"}
+                      "contact": "contact_time_constant", "torsional": "foot_torsional_friction",
+                      "rolling": "foot_rolling_friction", "joint_damping": "joint_damping",
+                      "joint_friction": "joint_friction", "delay": "action_delay", "gyro_bias": "gyro_bias"}
 """The :class:`~locolab.envs.mdp.randomize_dynamics` parameter each dynamics sweep holds."""
 
 
@@ -99,6 +108,13 @@ def sweep_infos(train_cfg) -> dict[str, SweepInfo]:
         "payload": SweepInfo("payload", "added base mass [kg]", tuple(ranges.added_base_mass)),
         "motor": SweepInfo("motor", "motor strength (torque scale)", tuple(ranges.motor_strength)),
         "contact": SweepInfo("contact", "ground contact time constant [s]", contact_training_range(train_cfg)),
+        "torsional": SweepInfo("torsional", "foot torsional friction [m]", tuple(ranges.foot_torsional_friction)),
+        "rolling": SweepInfo("rolling", "foot rolling friction [m]", tuple(ranges.foot_rolling_friction)),
+        "joint_damping": SweepInfo("joint_damping", "joint damping [N m s/rad]", tuple(ranges.joint_damping)),
+        "joint_friction": SweepInfo("joint_friction", "joint friction loss [N m]", tuple(ranges.joint_friction)),
+        "delay": SweepInfo("delay", f"action delay [physics steps of {train_cfg.sim.dt * 1000:g} ms]",
+                           tuple(ranges.action_delay)),
+        "gyro_bias": SweepInfo("gyro_bias", "gyroscope offset, each axis [rad/s]", tuple(ranges.gyro_bias)),
         "push": SweepInfo("push", "push speed [m/s]", (0.0, push_max)),
         "command": SweepInfo("command", "forward velocity command [m/s]", tuple(command)),
     }
@@ -139,6 +155,10 @@ def prepare_env_cfg(env_cfg, points: list[GridPoint]) -> None:
     env_cfg.scene.num_envs = points[-1].stop
     fix_velocity_command(env_cfg, NOMINAL_COMMAND)
     getattr(env_cfg.commands, COMMAND_NAME).class_type = SweptVelocityCommand
+    delays = [point.value for point in points if point.sweep == "delay"]
+    if delays:  # the motors' delay buffers must hold the longest delay swept
+        for actuator in env_cfg.scene.robot.actuators.values():
+            actuator.max_delay = max(actuator.max_delay, math.ceil(max(delays)))
     if any(point.sweep == "push" for point in points):
         setattr(env_cfg.events, PUSH_EVENT, EventTermCfg(func=push_at_speed, mode="interval",
                                                          interval_range_s=(PUSH_INTERVAL_S, PUSH_INTERVAL_S)))

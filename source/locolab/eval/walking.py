@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 
 import torch
@@ -21,49 +20,11 @@ from locolab.envs import play_variant
 from locolab.fresh_process import in_fresh_process, silence_output
 
 from .play import play
+from .walking_checks import WALKING_CHECKS, WalkingCheck
 
 PLAY_NUM_ENVS = 16
 PLAY_SECONDS = 20.0
 
-
-@dataclass(frozen=True)
-class WalkingCheck:
-    """One fixed command and what the summary of playing it must show."""
-
-    name: str
-    command: tuple[float, float, float]
-    min_forward_velocity: float | None = None
-    max_lin_vel_error: float | None = None
-    max_ang_vel_error: float | None = None
-    max_mean_speed: float | None = None
-    max_falls: int | None = 0
-
-    def failures(self, summary: dict) -> list[str]:
-        """What the play summary misses of this check, in words (empty when it passes)."""
-        failed = []
-        limits = (
-            ("mean_forward_velocity", self.min_forward_velocity, ">="),
-            ("mean_lin_vel_error", self.max_lin_vel_error, "<="),
-            ("mean_ang_vel_error", self.max_ang_vel_error, "<="),
-            ("mean_speed", self.max_mean_speed, "<"),
-            ("falls", self.max_falls, "<="),
-        )
-        for key, limit, relation in limits:
-            if limit is None:
-                continue
-            value = summary.get(key)
-            ok = value is not None and {">=": value >= limit, "<=": value <= limit, "<": value < limit}[relation]
-            if not ok:
-                failed.append(f"{self.name}: {key} {value} not {relation} {limit}")
-        return failed
-
-
-WALKING_CHECKS = (
-    WalkingCheck("forward", (0.5, 0.0, 0.0), min_forward_velocity=0.4, max_lin_vel_error=0.15),
-    WalkingCheck("turn", (0.0, 0.0, 1.0), max_ang_vel_error=0.3),
-    WalkingCheck("stand", (0.0, 0.0, 0.0), max_mean_speed=0.1),
-)
-"""Forward at 0.5 m/s, turning at 1 rad/s and standing still, 16 environments for 20 s, no falls."""
 
 EVALUATION_NICENESS = 10
 """An evaluation runs at this lower CPU priority, on one torch thread, so that it takes the cores only when

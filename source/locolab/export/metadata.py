@@ -127,5 +127,25 @@ def policy_metadata(env, *, task: str, inputs: dict[str, list[int]], policy: dic
         "command": {"names": list(COMMAND_NAMES),
                     "ranges": {name: list(getattr(ranges, name)) for name in COMMAND_NAMES}},
         "parity": parity,
+        "trained_for": trained_effects(cfg, env.physics_dt),
         "versions": package_versions(),
     }
+
+
+def trained_effects(cfg, physics_dt: float) -> dict | None:
+    """The ranges of the sim-to-real effects the policy trained under (None: a task without LocoLab's dynamics
+    event): what a robot's loop must stay within, its latency above all."""
+    term = getattr(getattr(cfg, "events", None), "dynamics", None)
+    if term is None:
+        return None
+    ranges = term.params["ranges"]
+    delay = [steps * physics_dt for steps in ranges.action_delay]
+    return {"action_latency_s": delay,
+            "gyro_bias_rad_s": list(ranges.gyro_bias),
+            "foot_torsional_friction_m": list(ranges.foot_torsional_friction),
+            "foot_rolling_friction_m": list(ranges.foot_rolling_friction),
+            "joint_damping_nms_rad": list(ranges.joint_damping),
+            "joint_friction_nm": list(ranges.joint_friction),
+            "motor_strength": list(ranges.motor_strength),
+            "motor_model": "DC motor: torque within effort_limit * (+-1 - joint_vel / velocity_limit), "
+                           "clipped to +-effort_limit"}

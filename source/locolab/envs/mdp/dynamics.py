@@ -213,7 +213,7 @@ class randomize_dynamics(ManagerTermBase):
         self.fixed = torch.full_like(self.values, float("nan"))
         """Per-environment values that replace the samples where not NaN (evaluation sweeps, :meth:`fix`)."""
         self.applied_gyro_bias = torch.zeros(self.num_envs, len(AXES), device=self.device)
-        """The gyroscope offsets the policy's last observation carried (drift included), which
+        """The gyroscope offsets the policy's last observation carried (its drift aside), which
         :class:`~locolab.envs.mdp.gyro_with_bias` writes: :meth:`read_back`'s ``gyro_bias``."""
         self.range_scale = 1.0
         """Fraction of each range sampled, around its midpoint (a curriculum lowers it; 1: the configured ranges).
@@ -255,8 +255,8 @@ class randomize_dynamics(ManagerTermBase):
             sample = self.low - widen + (self.high - self.low + 2 * widen) * unit
             middle = (self.low + self.high) / 2
             values = middle + self.range_scale * (sample - middle)
-            rounded = torch.minimum(torch.maximum(values.round(), self.low), self.high)
-            self.apply(env_ids, torch.where(self._integer, rounded, values))
+            values = torch.where(self._integer, values.round(), values)
+            self.apply(env_ids, torch.minimum(torch.maximum(values, self.low), self.high))  # float32 rounding
 
     def fix(self, name: str, values: torch.Tensor) -> None:
         """Hold parameter ``name`` (a column of :attr:`names`; ``motor_strength`` sets every motor) at ``values``
@@ -282,7 +282,8 @@ class randomize_dynamics(ManagerTermBase):
         gives their contacts (torsional and rolling friction: over the feet's); motor strength: the DC-motor clamp's
         efforts over their defaults, averaged; gain scales: the controller's gains over their defaults and the
         joint's strength; joint damping and friction loss: MuJoCo's, averaged over the hinges; the delay: Newton's
-        actuators'. The gyroscope offset is no physics: it is the one the last policy observation carried."""
+        actuators'. The gyroscope offset is no physics: it is the one the last policy observation carried (its slow
+        drift aside)."""
         solver = self._physics._solver
         contacts = ground_contacts(solver, self._physics.get_model(), self._base_label)
         feet = foot_contacts(solver, contacts)

@@ -52,6 +52,5 @@ class gyro_with_bias(ManagerTermBase):
             self.drift += torch.randn_like(self.drift) * drift_std * math.sqrt(env.step_dt)
             self.drift.clamp_(-limit, limit)
         dynamics = self._dynamics
-        bias = dynamics.values[:, self._columns] + self.drift
-        dynamics.applied_gyro_bias[:] = bias
-        return env.scene["robot"].data.root_ang_vel_b.torch + bias
+        dynamics.applied_gyro_bias[:] = dynamics.values[:, self._columns]
+        return env.scene["robot"].data.root_ang_vel_b.torch + dynamics.applied_gyro_bias + self.drift
