@@ -5,7 +5,8 @@
 
 Each checkpoint (a model_<it>.pt or a run directory: its latest) gives its policy; a PPO-ROA finetune checkpoint
 gives its teacher and its student (``--policy`` picks one). Every grid point of every sweep (friction, payload, motor
-strength, pushes, forward command; values inside and outside the training ranges) runs on its own slice of
+strength, contact softness, the sim-to-real effects, pushes, forward command; values inside and outside the training
+ranges) runs on its own slice of
 ``--episodes`` environments of the task's -Play variant, in one vectorised run per policy, with the same reset seed
 for every policy. Writes ``results.csv``, ``plots/<sweep>.png`` and ``report.md`` under ``--out``;
 ``--step_csv`` adds ``steps/<policy>.csv`` (one row per env per step: every metric and reward term).
@@ -23,7 +24,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--checkpoint", nargs="+", required=True, help="model_<it>.pt files or run directories")
     parser.add_argument("--policy", choices=("teacher", "student"), default=None,
                         help="PPO-ROA checkpoints: only this actor (default: teacher and student of finetune runs)")
-    parser.add_argument("--sweep", nargs="+", default=["all"], help="friction, payload, motor, push, command or all")
+    parser.add_argument("--sweep", nargs="+", default=["all"],
+                        help="friction, payload, motor, contact, torsional, rolling, joint_damping, joint_friction, "
+                             "delay, gyro_bias, push, command or all")
     parser.add_argument("--grid", nargs="+", default=[], metavar="NAME=V1,V2", help="replace a sweep's grid values")
     parser.add_argument("--episodes", type=int, default=8, help="environments (first episodes) per grid point")
     parser.add_argument("--seconds", type=float, default=None, help="run this long instead of one full episode")

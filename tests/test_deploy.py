@@ -65,6 +65,10 @@ def test_metadata_is_complete_and_agrees_with_the_task_config(exported, roa_runs
     assert meta["pd_gains"] == {"stiffness": [GO2_STIFFNESS] * 12, "damping": [GO2_DAMPING] * 12}
     assert meta["effort_limit"] == pytest.approx([GO2_SPEC.joint(n[:2], n[3:-6]).effort_limit for n in joints])
     assert meta["control_period_s"] == pytest.approx(env_cfg.decimation * env_cfg.sim.dt)
+    effects = env_cfg.events.dynamics.params["ranges"]
+    assert meta["trained_for"]["action_latency_s"] == pytest.approx([0.0, 4 * env_cfg.sim.dt])  # up to 20 ms
+    assert meta["trained_for"]["gyro_bias_rad_s"] == pytest.approx(list(effects.gyro_bias))
+    assert meta["trained_for"]["joint_friction_nm"] == pytest.approx(list(effects.joint_friction))
     policy_terms = [name for name, term in vars(env_cfg.observations.policy).items()
                     if hasattr(term, "func") and term is not None]
     assert [term["name"] for term in meta["observation"]["terms"]] == policy_terms
@@ -211,7 +215,7 @@ def test_train_phase_student_exports_with_a_warning_and_the_teacher_reads_priv(r
     assert "was distilled but not finetuned" in student.stderr
     assert teacher.returncode == 0, teacher.stderr[-3000:]
     meta = json.loads((tmp_path / "teacher" / "policy.json").read_text())
-    assert meta["policy"] == "teacher" and meta["inputs"] == {"obs": [45], "priv": [27]} and meta["history"] is None
+    assert meta["policy"] == "teacher" and meta["inputs"] == {"obs": [45], "priv": [35]} and meta["history"] is None
 
 
 def test_corrupt_mismatched_or_wrong_kind_of_checkpoint_is_a_clear_error(roa_runs, trained_run, tmp_path):

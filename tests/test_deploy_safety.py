@@ -202,7 +202,7 @@ BAD_FIELDS = {
     "wrong term size": (_set("observation.terms.3.size", 11), "observation.terms[3].size is 11, joint_pos has 12"),
     "observation size": (_set("observation.size", 44), "observation.size is 44, its terms add up to 45"),
     "history length": (_set("inputs.history", [6, OBS]), "inputs.history is [6, 45], not [5, 45]"),
-    "teacher input": (_set("inputs.priv", [27]), "inputs include ['priv'], which a robot cannot measure"),
+    "teacher input": (_set("inputs.priv", [35]), "inputs include ['priv'], which a robot cannot measure"),
     "onnx outside the folder": (_set("onnx", "../policy.onnx"), "onnx is '../policy.onnx', not a file name beside"),
     "malformed sha256": (_set("onnx_sha256", "abc"), 'onnx_sha256 is "abc", not 64 lowercase hex digits'),
     "sha256 of another file": (_set("onnx_sha256", "0" * 64), "the ONNX file is not the one exported with this"),

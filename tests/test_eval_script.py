@@ -29,15 +29,18 @@ def report(trained_run, roa_runs, tmp_path_factory):
 def test_report_compares_every_policy_on_every_sweep(report):
     rows = read_results_csv(report / "results.csv")
     assert {row["policy"] for row in rows} == {"ppo policy", "roa teacher", "roa student"}
-    assert {row["sweep"] for row in rows} == {"friction", "payload", "motor", "contact", "push", "command"}
+    assert {row["sweep"] for row in rows} == {"friction", "payload", "motor", "contact", "torsional", "rolling",
+                                              "joint_damping", "joint_friction", "delay", "gyro_bias", "push",
+                                              "command"}
     # values outside the training ranges are part of the grid
     values = {(row["sweep"], row["value"]) for row in rows}
-    assert {("friction", 0.1), ("payload", 5.0), ("motor", 0.6), ("contact", 0.05), ("push", 1.5)} <= values
+    assert {("friction", 0.1), ("payload", 5.0), ("motor", 0.6), ("contact", 0.05), ("push", 1.5),
+            ("torsional", 0.08), ("joint_friction", 0.8), ("delay", 6.0), ("gyro_bias", -0.1)} <= values
     assert not all(row["in_training_range"] for row in rows)
     assert all(math.isnan(row["latent_error"]) for row in rows if row["policy"] == "ppo policy")
     assert all(row["latent_error"] >= 0 for row in rows if row["policy"].startswith("roa"))
     markdown = (report / "report.md").read_text()
-    for sweep in ("friction", "payload", "motor", "contact", "push", "command"):
+    for sweep in ("friction", "payload", "motor", "contact", "delay", "gyro_bias", "push", "command"):
         png = report / "plots" / f"{sweep}.png"
         assert png.read_bytes().startswith(PNG_SIGNATURE)
         assert f"(plots/{sweep}.png)" in markdown

@@ -31,7 +31,7 @@ def test_two_processes_step_every_robot_and_merge_observations_rewards_dones_and
         obs = vec.get_observations()
         assert vec.num_envs == 6 and vec.num_actions == 12
         assert {group: tuple(value.shape) for group, value in obs.items()} == {
-            "policy": (6, 45), "critic": (6, 72), "priv": (6, 27)}
+            "policy": (6, 45), "critic": (6, 80), "priv": (6, 35)}
         assert vec.robot_joint_names["robot"][0].endswith("_joint")
         # the two slices have their own seeds: their first observations differ
         assert not torch.equal(obs["policy"][0], obs["policy"][3])

@@ -27,7 +27,7 @@ def test_teacher_checkpoint_holds_every_module_optimizer_normaliser_and_schedule
     assert checkpoint["iter"] == 1
     assert checkpoint["roa"]["phase"] == "train" and checkpoint["roa"]["updates"] == 2
     assert checkpoint["env"]["observations"]["history"] == [50, 45]  # 50 policy observations of 45 values
-    assert checkpoint["env"]["observations"]["priv"] == [27]
+    assert checkpoint["env"]["observations"]["priv"] == [35]
 
 
 def test_tensorboard_has_ppo_losses_roa_diagnostics_throughput_and_reward_terms(roa_runs):
@@ -89,7 +89,7 @@ def test_wrong_teacher_checkpoints_are_clear_errors(roa_runs, trained_run, tmp_p
     rough = run_script("train.py", *finetune, "--task", "LocoLab-Velocity-Rough-Go2", "--teacher",
                        str(roa_runs["teacher"]), "--log_root", str(tmp_path))
     assert rough.returncode == 2
-    assert "was trained on another environment: observation 'critic' has shape [72] in the checkpoint, [259] here" \
+    assert "was trained on another environment: observation 'critic' has shape [80] in the checkpoint, [267] here" \
         in rough.stderr
     for result in (ppo, student, unreadable, rough):
         assert "Traceback" not in result.stderr
