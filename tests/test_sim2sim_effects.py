@@ -25,7 +25,8 @@ def test_the_realism_profile_is_in_mujocos_model():
     others = np.setdiff1d(np.arange(model.ngeom), feet)
     assert (model.geom_condim[others] == 3).all()  # only the feet
     assert np.allclose(model.geom_friction[feet, 1], 0.02) and np.allclose(model.geom_friction[feet, 2], 0.01)
-    assert np.allclose(model.dof_damping[robot.dof_adr], 0.1) and np.allclose(model.dof_frictionloss[robot.dof_adr], 0.2)
+    assert np.allclose(model.dof_damping[robot.dof_adr], 0.1)
+    assert np.allclose(model.dof_frictionloss[robot.dof_adr], 0.2)
     assert not model.dof_damping[:6].any()  # the free base has none
     default = robot_with(RobotEffects()).model
     assert (default.geom_condim == 3).all() and not default.dof_damping.any() and not default.dof_frictionloss.any()

@@ -2,10 +2,12 @@
 
 Training ran in Newton (its model, Isaac Lab's actuators, and MuJoCo-Warp or, on a CPU, MuJoCo C stepping the
 worlds: locolab.envs.mujoco_c); this is a second model of the robot, the generated MJCF, with its own contacts, PD
-loop and integration step (play.py is the check in an engine a CPU-trained policy did not train in). The policy only sees what a robot measures (joint encoders, the IMU's
-gyroscope and orientation) through :class:`locolab.deploy.PolicyRuntime`, at the policy's control period; a PD loop
-at the physics rate (the MJCF's timestep) turns its joint targets into torques clipped to the motors' limits, as a
-robot's motor drivers would.
+loop and integration step (play.py is the check in an engine a CPU-trained policy did not train in). The policy only
+sees what a robot measures (joint encoders, the IMU's gyroscope and orientation) through
+:class:`locolab.deploy.PolicyRuntime`, at the policy's control period; a PD loop at the physics rate (the MJCF's
+timestep) turns its joint targets into torques clipped to the motors' limits, as a robot's motor drivers would.
+:class:`~locolab.eval.robot_effects.RobotEffects` adds what a real robot has (foot and joint friction, the motors'
+torque-speed limit, latency, a biased gyroscope).
 """
 
 from __future__ import annotations

@@ -363,7 +363,8 @@ class randomize_dynamics(ManagerTermBase):
 
 def check_delay_depth(actuators, delay_range: Range) -> None:
     """A ValueError when an actuator group cannot delay its targets as long as ``delay_range`` asks (physics steps):
-    Newton's delay buffer holds ``max_delay`` of its config (:class:`~locolab.envs.delayed_dc_motor.DelayedDCMotorCfg`)."""
+    Newton's delay buffer holds ``max_delay`` of its config
+    (:class:`~locolab.envs.delayed_dc_motor.DelayedDCMotorCfg`)."""
     low, high = delay_range
     if not (0 <= low <= high and float(low).is_integer() and float(high).is_integer()):
         raise ValueError(f"action_delay {delay_range}: give whole physics steps, 0 <= low <= high, as (0.0, 4.0).")

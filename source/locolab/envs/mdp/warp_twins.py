@@ -144,6 +144,48 @@ def uniform_noise_but_first_warp(data: wp.array, cfg, seed: int | None = None) -
               inputs=[data, seed, clean, float(cfg.n_min), float(cfg.n_max), OPERATIONS[cfg.operation]])
 
 
+@wp.kernel
+def _gyro_with_bias_kernel(ang_vel: wp.array(dtype=wp.float32, ndim=2), values: wp.array(dtype=wp.float32, ndim=2),
+                           first_column: int, drift: wp.array(dtype=wp.float32, ndim=2), advance: int, seed: int,
+                           step_std: float, limit: float, applied: wp.array(dtype=wp.float32, ndim=2),
+                           out: wp.array(dtype=wp.float32, ndim=2)):
+    env, axis = wp.tid()
+    offset = drift[env, axis]
+    if advance != 0:
+        state = wp.rand_init(seed, env * 3 + axis)
+        offset = wp.clamp(offset + wp.randn(state) * step_std, -limit, limit)
+        drift[env, axis] = offset
+    bias = values[env, first_column + axis]
+    applied[env, axis] = bias
+    out[env, axis] = ang_vel[env, axis] + bias + offset
+
+
+class gyro_with_bias(ManagerTermBase):  # noqa: N801
+    """Twin of :class:`locolab.envs.mdp.observations.gyro_with_bias`: the episode's gyroscope offset and a random-walk
+    drift (Warp's generator: the same law, not the same draws), one launch per step."""
+
+    def __init__(self, cfg, env):
+        super().__init__(cfg, env)
+        self._dynamics = env.event_manager.get_term_cfg(cfg.params.get("event_name", "dynamics")).func
+        self._first_column = self._dynamics.columns("gyro_bias")[0]
+        self.drift = wp.zeros((env.num_envs, 3), dtype=wp.float32, device=str(env.device))
+        self._step = -1
+
+    def reset(self, env_ids=None) -> None:
+        wp.to_torch(self.drift)[slice(None) if env_ids is None else env_ids] = 0.0
+
+    def __call__(self, env, out: wp.array, event_name: str = "dynamics", drift_std: float = 0.005,
+                 limit: float = 0.05) -> None:
+        advance = int(env.common_step_counter != self._step)
+        self._step = env.common_step_counter
+        seed = int(torch.randint(0, 2**31 - 1, ()).item())
+        wp.launch(_gyro_with_bias_kernel, dim=out.shape, device=out.device,
+                  inputs=[_warp_view(env.scene["robot"].data.root_ang_vel_b.torch), _warp_view(self._dynamics.values),
+                          self._first_column, self.drift, advance, seed, float(drift_std * env.step_dt ** 0.5),
+                          float(limit), _warp_view(self._dynamics.applied_gyro_bias), out])
+
+
 WARP_TWINS = {observations.feet_contact: feet_contact, observations.dynamics_params: dynamics_params,
-              GaitReward: trot_gait_reward, uniform_noise_but_first: uniform_noise_but_first_warp}
+              observations.gyro_with_bias: gyro_with_bias, GaitReward: trot_gait_reward,
+              uniform_noise_but_first: uniform_noise_but_first_warp}
 """LocoLab's torch terms and their Warp twins."""
