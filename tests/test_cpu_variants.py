@@ -267,6 +267,12 @@ def test_no_cpu_profile_keeps_the_tasks_settings(tmp_path):
     ("agent.evaluation.seconds=0", "agent.evaluation.seconds must be a positive number of seconds"),
     ("env.physics_engine=bullet", "physics_engine 'bullet' is not known: use one of mujoco_warp, mujoco_c."),
     ("agent.walking_gate.play_seconds=0", "agent.walking_gate.play_seconds must be positive, got 0"),
+    ("env.events.dynamics.params.ranges.joint_friction=[0.4,0.1]",
+     "ranges.joint_friction is (0.4, 0.1): give finite (low, high) with low <= high, both at least 0."),
+    ("env.events.dynamics.params.ranges.joint_damping=[-0.1,0.2]", "ranges.joint_damping is (-0.1, 0.2)"),
+    ("env.events.dynamics.params.ranges.action_delay=[0,1.5]", "ranges.action_delay (0, 1.5): give whole physics"),
+    ("env.events.dynamics.params.ranges.action_delay=[0,6]",
+     "ranges.action_delay reaches 6 physics steps but the robot's actuators buffer 4"),
 ])
 def test_bad_overrides_fail_before_any_environment_is_built(tmp_path, override, message):
     result = run_main("train.py", "--device", "cpu", "--max_iterations", "1", "--log_root", str(tmp_path), override)

@@ -97,6 +97,9 @@ PARAMETERS = ("friction", "added_base_mass", "base_com_x", "base_com_y", "base_c
 """The randomised parameters in column order (``motor_strength``: one column per joint, ``gyro_bias`` one per axis);
 what :func:`hold_dynamics` can hold."""
 AXES = ("x", "y", "z")
+EFFECTS = ("foot_torsional_friction", "foot_rolling_friction", "joint_damping", "joint_friction", "action_delay",
+           "gyro_bias")
+"""The sim-to-real effects among them (docs/sim-to-real.md)."""
 INTEGER_PARAMETERS = ("action_delay",)
 """Parameters drawn as whole numbers: each integer of the range equally often."""
 
@@ -116,10 +119,32 @@ def check_concentration(concentration: float) -> None:
 
 
 def check_dynamics_cfg(env_cfg) -> None:
-    """Refuse a task config whose ``dynamics`` event samples with a bad shape, before any environment is built."""
+    """Refuse a task config whose ``dynamics`` event samples with a bad shape or a sim-to-real effect's range no
+    physics can take, before any environment is built."""
     term = getattr(getattr(env_cfg, "events", None), "dynamics", None)
     if term is not None:
-        check_concentration(term.params["ranges"].sample_concentration)
+        ranges = term.params["ranges"]
+        check_concentration(ranges.sample_concentration)
+        for name in EFFECTS:
+            low, high = getattr(ranges, name)
+            signed = name == "gyro_bias"
+            if not (math.isfinite(low) and math.isfinite(high) and low <= high and (signed or low >= 0)):
+                raise ValueError(f"the dynamics event's ranges.{name} is ({low}, {high}): give finite (low, high) "
+                                 f"with low <= high{'' if signed else ', both at least 0'}.")
+        depths = [getattr(actuator, "max_delay", 0) for actuator in env_cfg.scene.robot.actuators.values()]
+        check_delay_range(ranges.action_delay, min(depths, default=0))
+
+
+def check_delay_range(delay_range: Range, depth: int) -> None:
+    """A ValueError when ``delay_range`` is not whole physics steps or exceeds the actuators' delay buffer of
+    ``depth`` steps (``max_delay`` of :class:`~locolab.envs.delayed_dc_motor.DelayedDCMotorCfg`)."""
+    low, high = delay_range
+    if not (0 <= low <= high and float(low).is_integer() and float(high).is_integer()):
+        raise ValueError(f"ranges.action_delay {tuple(delay_range)}: give whole physics steps, 0 <= low <= high, "
+                         "as (0.0, 4.0).")
+    if high > depth:
+        raise ValueError(f"ranges.action_delay reaches {high:g} physics steps but the robot's actuators buffer "
+                         f"{depth}: give them locolab.envs.delayed_dc_motor.DelayedDCMotorCfg(max_delay={high:g}).")
 
 
 def unit_draws(num: int, dims: int, concentration: float, device: str | torch.device) -> torch.Tensor:
@@ -167,8 +192,9 @@ def read_back_held(env: ManagerBasedEnv, held: dict[str, float], event_name: str
 
 
 class randomize_dynamics(ManagerTermBase):
-    """Sample and apply friction, payload, CoM offset, motor strength, PD gain scales and the ground contact's
-    softness per environment.
+    """Sample and apply friction, payload, CoM offset, motor strength, PD gain scales, the ground contact's softness
+    and the sim-to-real effects (foot torsional and rolling friction, joint damping and friction loss, the motors'
+    delay, the gyroscope's offset) per environment.
 
     Use it as a ``reset`` event: each reset draws a new table for the environments being reset (uniform, or with more
     draws near the ranges' ends: ``sample_concentration``; the ranges are read once, at construction, which applies
@@ -362,18 +388,11 @@ class randomize_dynamics(ManagerTermBase):
 
 
 def check_delay_depth(actuators, delay_range: Range) -> None:
-    """A ValueError when an actuator group cannot delay its targets as long as ``delay_range`` asks (physics steps):
-    Newton's delay buffer holds ``max_delay`` of its config
-    (:class:`~locolab.envs.delayed_dc_motor.DelayedDCMotorCfg`)."""
-    low, high = delay_range
-    if not (0 <= low <= high and float(low).is_integer() and float(high).is_integer()):
-        raise ValueError(f"action_delay {delay_range}: give whole physics steps, 0 <= low <= high, as (0.0, 4.0).")
+    """:func:`check_delay_range` against the delay buffers Newton built for the articulation's actuator groups."""
     for group in actuators:
         groups = actuators[group] if isinstance(actuators[group], tuple) else (actuators[group],)
-        depth = min((getattr(getattr(actuator, "delay", None), "buf_depth", 0) for actuator in groups), default=0)
-        if high > depth:
-            raise ValueError(f"action_delay reaches {high:g} physics steps but actuator group '{group}' buffers "
-                             f"{depth}: give it locolab.envs.delayed_dc_motor.DelayedDCMotorCfg(max_delay={high:g}).")
+        check_delay_range(delay_range, min(getattr(getattr(actuator, "delay", None), "buf_depth", 0)
+                                           for actuator in groups))
 
 
 def ground_solref(model) -> tuple[float, float]:
