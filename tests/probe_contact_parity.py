@@ -18,21 +18,26 @@ TIME_CONSTANTS = (0.01, 0.03)
 """Contact time constants [s]: the profile physics' own (the ground material's, raised to two 5 ms steps), and
 three times softer."""
 SECONDS = 2.0
+FEET = {"foot_torsional_friction": 0.02, "foot_rolling_friction": 0.01}
+"""The feet's torsional and rolling friction (condim 6) in both simulators."""
 NOMINAL = {"friction": 1.0, "added_base_mass": 0.0, "base_com_x": 0.0, "base_com_y": 0.0, "base_com_z": 0.0,
-           "motor_strength": 1.0, "kp_scale": 1.0, "kd_scale": 1.0}
+           "motor_strength": 1.0, "kp_scale": 1.0, "kd_scale": 1.0, "joint_damping": 0.0, "joint_friction": 0.0,
+           "action_delay": 0.0, "gyro_bias": 0.0, **FEET}
 
 
 def mujoco_standing(time_constant: float, damping_ratio: float, physics_dt: float, stiffness: float,
                     damping: float) -> dict:
     """The generated MJCF standing under the PD loop of sim2sim.py for ``SECONDS`` on contacts of the given solref."""
     from locolab.assets import GO2_SPEC, ensure_robot_files
+    from locolab.eval.robot_effects import RobotEffects
     from locolab.eval.sim2sim import MujocoRobot
 
     names = GO2_SPEC.joint_names()
     pose = GO2_SPEC.default_joint_pos()
     targets = np.array([pose[name] for name in names])
     effort = np.array([GO2_SPEC.joint(name[:2], name.split("_")[1]).effort_limit for name in names])
-    robot = MujocoRobot(ensure_robot_files().mjcf, names)
+    robot = MujocoRobot(ensure_robot_files().mjcf, names,
+                        effects=RobotEffects(foot_condim=6, **FEET))
     robot.model.opt.timestep = physics_dt
     robot.model.geom_solref[:] = (time_constant, damping_ratio)
     robot.reset(targets)

@@ -10,6 +10,7 @@ import json
 import math
 
 import torch
+from ideal_gyroscope import ideal_gyroscope
 
 
 def largest(values: torch.Tensor) -> float:
@@ -25,6 +26,7 @@ def main() -> None:
     parser.add_argument("--actions", choices=("zero", "random"), default="zero")
     parser.add_argument("--nominal_dynamics", action="store_true", help="no dynamics randomisation")
     parser.add_argument("--turn_in_place", type=float, default=None, help="fraction of commands turning in place")
+    parser.add_argument("--ideal_gyroscope", action="store_true", help="no gyroscope offset or drift")
     parser.add_argument("--noise_free_envs", type=float, default=None,
                         help="share of robots without policy observation noise")
     args = parser.parse_args()
@@ -41,6 +43,8 @@ def main() -> None:
         )
     if args.turn_in_place is not None:
         env_cfg.commands.base_velocity.rel_turn_in_place_envs = args.turn_in_place
+    if args.ideal_gyroscope:
+        ideal_gyroscope(env_cfg)
     if args.noise_free_envs is not None:
         from locolab.envs.observation_noise import set_noise_free_envs
 

@@ -34,6 +34,7 @@ def main() -> None:
     env_cfg.sim.physics.solver_cfg.integrator = args.integrator
     env_cfg.physics_engine = "mujoco_warp"  # the stages of MuJoCo-Warp's step under test
     env_cfg.skip_absent_passive_forces = args.passive == "skipped"
+    env_cfg.events.dynamics.params["ranges"].joint_damping = (0.0, 0.0)  # the Go2 without gearbox damping
     generator = torch.Generator().manual_seed(0)
     states, report = [], {"integrator": args.integrator, "passive": args.passive}
     with open_env(task, env_cfg) as env, torch.inference_mode():

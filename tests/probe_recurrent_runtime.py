@@ -13,6 +13,7 @@ import json
 
 import numpy as np
 import torch
+from ideal_gyroscope import ideal_gyroscope
 
 
 def main() -> None:
@@ -34,6 +35,7 @@ def main() -> None:
     task = play_variant(runtime.metadata["task"])
     env_cfg, agent_cfg = load_task_cfgs(task, AGENT_ENTRY_POINTS[("ppo_rnn", "train")], num_envs=2, device="cpu",
                                         seed=0)
+    ideal_gyroscope(env_cfg)  # the robot states given to the runtime carry the true angular velocity
     with open_env(task, env_cfg) as env, torch.inference_mode():
         unwrapped = env.unwrapped
         runner, actor = load_policy(env, agent_cfg, args.checkpoint, "policy")

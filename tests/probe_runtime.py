@@ -14,6 +14,7 @@ import json
 
 import numpy as np
 import torch
+from ideal_gyroscope import ideal_gyroscope
 
 
 def main() -> None:
@@ -44,6 +45,7 @@ def main() -> None:
     runtime = PolicyRuntime(policy_dir)
     task = play_variant(runtime.metadata["task"])
     env_cfg, _ = load_task_cfgs(task, num_envs=2, device="cpu", seed=0)
+    ideal_gyroscope(env_cfg)  # the robot states given to the runtime carry the true angular velocity
     with open_env(task, env_cfg) as env:
         unwrapped = env.unwrapped
         robot = unwrapped.scene["robot"]

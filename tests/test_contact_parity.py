@@ -35,10 +35,12 @@ def test_the_feet_sink_equally_deep_in_both_simulators(probe):
 
 
 def test_the_base_stands_at_the_same_height_in_both_simulators(probe):
-    """0.2 mm: 1.8 times the largest difference measured (0.11 mm: docs/tasks.md), where the softer contacts lower the
-    base by 12 mm."""
+    """1.5 mm, where the softer contacts lower the base by 12 mm. With condim-3 feet the engines agreed to 0.11 mm
+    (docs/tasks.md); with the feet's condim-6 contacts (torsional and rolling friction, both engines) they differ by
+    0.69-0.74 mm (measured 2026-12-03, the same with rolling friction 0.0001: the torsional rows, solved by
+    MuJoCo-Warp and MuJoCo C, settle the stance apart), so the bound is twice that."""
     softest = probe["mujoco"][-1]["base_height"]
     assert probe["mujoco"][0]["base_height"] - softest > 0.005  # softer contacts lower it measurably
     for newton, mujoco in zip(probe["newton"], probe["mujoco"]):
         for height in newton["base_height"]:
-            assert height == pytest.approx(mujoco["base_height"], abs=2e-4), newton["time_constant"]
+            assert height == pytest.approx(mujoco["base_height"], abs=1.5e-3), newton["time_constant"]

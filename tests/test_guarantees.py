@@ -410,11 +410,11 @@ def test_eval_holds_each_swept_slice_at_its_value_and_samples_the_rest_at_zero_r
 def test_at_zero_range_scale_every_draw_is_its_ranges_middle():
     from locolab.envs.mdp.dynamics import randomize_dynamics
 
-    low = torch.tensor([0.3, -0.5, -0.1, 0.8, 0.7, 0.004])
-    high = torch.tensor([2.5, 2.5, 0.1, 1.2, 1.3, 0.02])
+    low = torch.tensor([0.3, -0.5, -0.1, 0.8, 0.7, 0.0])
+    high = torch.tensor([2.5, 2.5, 0.1, 1.2, 1.3, 4.0])  # the last: a whole-number parameter (the delay)
     applied = []
     term = SimpleNamespace(num_envs=6, device="cpu", names=["a"] * 6, low=low, high=high, concentration=1.0,
-                           range_scale=0.0, apply=lambda env_ids, values: applied.append((env_ids, values)))
+                           range_scale=0.0, _integer=torch.tensor([False] * 5 + [True]), apply=lambda env_ids, values: applied.append((env_ids, values)))
     randomize_dynamics.__call__(term, None, torch.tensor([1, 4]), None, None)
     (env_ids, values), = applied
     assert env_ids.tolist() == [1, 4]

@@ -61,7 +61,8 @@ def test_the_noise_free_robots_are_the_first_of_every_simulation_process():
 @pytest.mark.slow
 def test_in_the_environment_only_the_noise_free_robots_policy_view_equals_the_critics():
     result = run_script("tests/probe_env.py", "--task", TASK, "--num_envs", "8", "--seconds", "0.5",
-                        "--actions", "random", "--noise_free_envs", "0.25")
+                        "--actions", "random", "--noise_free_envs", "0.25",
+                        "--ideal_gyroscope")
     assert result.returncode == 0, result.stderr[-3000:]
     gaps = last_json(result.stdout)["policy_noise_by_env"]
     assert gaps[:2] == [0.0, 0.0]  # the critic's first terms are the policy's, without noise
