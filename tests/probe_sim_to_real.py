@@ -92,10 +92,10 @@ def main() -> None:
                    for name in ("foot_torsional_friction", "foot_rolling_friction", "joint_damping",
                                 "joint_friction", "action_delay")}
         engine = engine_model_effects(NewtonManager._solver)
+        legs = robot.actuators._groups["base_legs"]  # Newton's actuator(s) of the group
+        legs = legs if isinstance(legs, tuple) else (legs,)
         newton_delays = np.concatenate([actuator.delay.delay_steps.numpy().reshape(NUM_ENVS, -1)
-                                        for actuator in robot.actuators._groups["base_legs"]], axis=1).tolist() \
-            if isinstance(robot.actuators._groups["base_legs"], tuple) else \
-            robot.actuators._groups["base_legs"].delay.delay_steps.numpy().reshape(NUM_ENVS, -1).tolist()
+                                        for actuator in legs], axis=1).tolist()
 
         # a step input: every robot stands 10 control steps with its delay held, then one joint's target jumps
         dynamics.fix("action_delay", torch.tensor(DELAYS, dtype=torch.float))

@@ -218,8 +218,7 @@ def sim2sim_walking(policy: str | Path | PolicyRuntime, mjcf: str | Path, second
     results = []
     for check in WALKING_CHECKS:
         run = run_sim2sim(policy, mjcf, seconds, check.command, effects=effects)
-        summary = {"mean_forward_velocity": run.mean_base_velocity[0], "mean_lin_vel_error": run.lin_vel_error,
-                   "mean_ang_vel_error": run.ang_vel_error, "mean_speed": run.mean_speed, "falls": run.falls}
-        results.append({"check": check.name, "command": list(check.command), "failures": check.failures(summary),
-                        **summary})
+        results.append(check.verdict({"mean_forward_velocity": run.mean_base_velocity[0], "mean_speed": run.mean_speed,
+                                      "mean_lin_vel_error": run.lin_vel_error,
+                                      "mean_ang_vel_error": run.ang_vel_error, "falls": run.falls}))
     return all(not result["failures"] for result in results), results

@@ -80,10 +80,7 @@ def evaluate_walking(checkpoint: Path, task: str, device: str, seed: int = 0,
 
 def check_result(check: WalkingCheck, summary: dict) -> dict:
     """One check's verdict with the play summary's figures it was judged on and the gait it played."""
-    return {"check": check.name, "command": list(check.command), "failures": check.failures(summary),
-            **{key: summary.get(key) for key in ("mean_forward_velocity", "mean_speed", "mean_lin_vel_error",
-                                                  "mean_ang_vel_error", "falls")},
-            **{key: summary.get("metrics", {}).get(key) for key in GAIT_METRICS}}
+    return {**check.verdict(summary), **{key: summary.get("metrics", {}).get(key) for key in GAIT_METRICS}}
 
 
 def play_checks(task: str, device: str,

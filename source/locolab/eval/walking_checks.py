@@ -8,6 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
+JUDGED = ("mean_forward_velocity", "mean_speed", "mean_lin_vel_error", "mean_ang_vel_error", "falls")
+"""The summary's figures a check is judged on."""
+
+
 @dataclass(frozen=True)
 class WalkingCheck:
     """One fixed command and what the summary of playing it must show."""
@@ -38,6 +42,11 @@ class WalkingCheck:
             if not ok:
                 failed.append(f"{self.name}: {key} {value} not {relation} {limit}")
         return failed
+
+    def verdict(self, summary: dict) -> dict:
+        """This check's verdict with the summary's figures it was judged on."""
+        return {"check": self.name, "command": list(self.command), "failures": self.failures(summary),
+                **{key: summary.get(key) for key in JUDGED}}
 
 
 WALKING_CHECKS = (
