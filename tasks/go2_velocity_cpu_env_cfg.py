@@ -13,7 +13,10 @@ turn), its student on arcsine dynamics draws. Each is a registered task (``tasks
 
 from __future__ import annotations
 
+from isaaclab.managers import SceneEntityCfg
+from isaaclab.managers import TerminationTermCfg as DoneTerm
 from isaaclab.utils import configclass
+from isaaclab_tasks.core.velocity.mdp import terrain_out_of_bounds
 from isaaclab_tasks.utils.hydra import PresetCfg
 
 from locolab.envs.mdp import robustness_curriculum_cfg
@@ -45,6 +48,13 @@ TURN_IN_PLACE_ENVS = 0.2
 """Share of command resamples that ask for turning in place, which Isaac Lab's heading commands almost never do."""
 NOISE_FREE_OBSERVATION_ENVS = 0.25
 """Share of robots whose observations carry no noise, so that the closed loop the robot ships with is trained."""
+CPU_TERRAIN = {"num_rows": 10, "num_cols": 10, "border_width": 2.0}
+"""The terrain grid on a CPU: 10 difficulty levels by 10 tiles of 8 m, the stock sub-terrains in their stock shares (two
+columns each of stairs down, stairs up, boxes and noise, one each of slopes up and down). MuJoCo's C engine holds the
+heightfield once per simulated world: the stock 10 x 20 tiles with a 20 m border are 2.4M heights (9.6 MB a world,
+4.9 GB at 512 robots); this grid is 0.7M (2.8 MB a world)."""
+OUT_OF_BOUNDS_BUFFER = 1.0
+"""A robot this close to the grid's edge [m] ends its episode as a time-out (the small border has nothing beyond)."""
 ROA_FINETUNE_DYNAMICS_CONCENTRATION = 0.5
 """The student's dynamics draws: Beta(0.5, 0.5) over the same ranges, so it meets the ranges' ends more often."""
 
@@ -77,6 +87,20 @@ class CpuTrainingCfg(CpuPhysicsCfg):
         for (name, stock), weight in zip(FINE_TRACKING_TERMS.items(), FINE_TRACKING["weights"]):
             setattr(self.rewards, name, fine_tracking(getattr(self.rewards, stock), weight, FINE_TRACKING["std"]))
         self.curriculum.robustness = robustness_curriculum_cfg()
+
+
+@configclass
+class CpuTerrainCfg:
+    """Mixin: the CPU's terrain grid (:data:`CPU_TERRAIN`) and an end for robots that reach its edge."""
+
+    def __post_init__(self):
+        super().__post_init__()
+        generator = self.scene.terrain.terrain_generator
+        for name, value in CPU_TERRAIN.items():
+            setattr(generator, name, value)
+        self.terminations.terrain_out_of_bounds = DoneTerm(
+            func=terrain_out_of_bounds, time_out=True,
+            params={"asset_cfg": SceneEntityCfg("robot"), "distance_buffer": OUT_OF_BOUNDS_BUFFER})
 
 
 @configclass
@@ -141,17 +165,18 @@ class LocoLabGo2FlatEnvCfg_CPU_PLAY(CpuPhysicsCfg, LocoLabGo2FlatEnvCfg_PLAY):
 
 
 @configclass
-class LocoLabGo2RoughEnvCfg_CPU(NoiseFreeShareCfg, TurnAndTrotCfg, CpuTrainingCfg, LocoLabGo2RoughEnvCfg):
+class LocoLabGo2RoughEnvCfg_CPU(NoiseFreeShareCfg, TurnAndTrotCfg, CpuTerrainCfg, CpuTrainingCfg,
+                                LocoLabGo2RoughEnvCfg):
     """PPO's and the GRU's CPU training on rough terrain (no walking gate: its checks are flat-ground ones)."""
 
 
 @configclass
-class LocoLabGo2RoughSacEnvCfg_CPU(TurnAndTrotCfg, CpuTrainingCfg, LocoLabGo2RoughEnvCfg):
+class LocoLabGo2RoughSacEnvCfg_CPU(TurnAndTrotCfg, CpuTerrainCfg, CpuTrainingCfg, LocoLabGo2RoughEnvCfg):
     """SAC's CPU training on rough terrain."""
 
 
 @configclass
-class LocoLabGo2RoughRoaEnvCfg_CPU(TurnInPlaceCfg, CpuTrainingCfg, LocoLabGo2RoughEnvCfg):
+class LocoLabGo2RoughRoaEnvCfg_CPU(TurnInPlaceCfg, CpuTerrainCfg, CpuTrainingCfg, LocoLabGo2RoughEnvCfg):
     """The PPO-ROA teacher's CPU training on rough terrain."""
 
 

@@ -30,6 +30,7 @@ from locolab.assets import GO2_SPEC, ensure_robot_files
 from locolab.envs import mdp as locolab_mdp
 from locolab.envs.delayed_dc_motor import DelayedDCMotorCfg
 from locolab.envs.metrics import DynamicsMetricsCfg
+from locolab.envs.terrain import collide_as_heightfield
 
 GO2_STIFFNESS = 50.0
 """PD stiffness [N m/rad]. The stock 25 lets a 15 kg Go2 sag to 0.27 m (18 % under nominal, measured); 50 holds
@@ -243,7 +244,12 @@ class LocoLabGo2Cfg:
 
 @configclass
 class LocoLabGo2RoughEnvCfg(LocoLabGo2Cfg, UnitreeGo2RoughEnvCfg):
-    """Rough terrain (stock sub-terrains scaled for a small robot) with the terrain-level curriculum."""
+    """Rough terrain (stock sub-terrains scaled for a small robot) with the terrain-level curriculum, collided as a
+    heightfield in every engine (:mod:`locolab.envs.terrain`)."""
+
+    def __post_init__(self):
+        super().__post_init__()
+        collide_as_heightfield(self.scene.terrain.terrain_generator)
 
 
 @configclass

@@ -280,3 +280,16 @@ def test_bad_overrides_fail_before_any_environment_is_built(tmp_path, override, 
     assert result.returncode == 2
     assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
     assert not list(tmp_path.iterdir())  # nothing was built or written
+
+
+@pytest.mark.parametrize(("agent", "phase"), [("ppo", "train"), ("sac", "train"), ("roa", "train"), ("roa", "finetune")])
+def test_rough_cpu_variants_train_on_the_cpu_terrain_grid_collided_as_a_heightfield(agent, phase):
+    env_cfg, _ = cpu_configs(agent, phase, ROUGH)
+    generator = env_cfg.scene.terrain.terrain_generator
+    assert {name: getattr(generator, name) for name in cpu_env.CPU_TERRAIN} == cpu_env.CPU_TERRAIN
+    assert all(sub.convert_to_heightfield for sub in generator.sub_terrains.values())
+    bounds = env_cfg.terminations.terrain_out_of_bounds
+    assert bounds.time_out and bounds.params["distance_buffer"] == cpu_env.OUT_OF_BOUNDS_BUFFER
+    stock, _ = gpu_configs(agent, phase, ROUGH)  # the GPU keeps the stock grid, as a heightfield too
+    assert stock.scene.terrain.terrain_generator.num_cols == 20
+    assert all(sub.convert_to_heightfield for sub in stock.scene.terrain.terrain_generator.sub_terrains.values())

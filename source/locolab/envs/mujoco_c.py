@@ -22,7 +22,7 @@ import warp as wp
 from isaaclab.utils import configclass
 from isaaclab_newton.physics.mjwarp_manager import NewtonMJWarpManager
 from isaaclab_newton.physics.mjwarp_manager_cfg import MJWarpSolverCfg
-from newton import Contacts, Model, State, eval_fk
+from newton import Contacts, GeoType, Model, State, eval_fk
 from newton._src.solvers.mujoco.kernels import convert_mj_coords_to_warp_kernel
 from newton.solvers import SolverMuJoCo
 
@@ -75,6 +75,18 @@ class SolverMuJoCoC(SolverMuJoCo):
         self.kinematics_once_per_period = True
         """Whether :class:`NewtonMuJoCoCManager` defers the kinematics (``MuJoCoCSolverCfg``'s switch)."""
         self._contact_gather: ContactGather | None = None
+
+    def _update_geom_properties(self) -> None:
+        """Newton's geom update, then the heightfields' vertical offset that it drops. Newton compiles a heightfield
+        geom at its shape's height plus the field's lowest point (MuJoCo's field starts at 0), but its update kernel
+        writes the shape's height alone: every field rose by its depth (robots in a pit fell through, the others
+        stood inside the ground). Newton's own collision pipeline, a GPU rough task's default, does not read it."""
+        super()._update_geom_properties()
+        shifts = heightfield_shifts(self.model, self.mjc_geom_to_newton_shape.numpy())
+        if shifts.any():
+            positions = self.mjw_model.geom_pos.numpy()
+            positions[..., 2] += shifts
+            self.mjw_model.geom_pos.assign(positions)
 
     def notify_model_changed(self, flags: int) -> None:
         super().notify_model_changed(flags)
@@ -150,6 +162,17 @@ class SolverMuJoCoC(SolverMuJoCo):
             self._contact_gather = ContactGather(self.world_models, self.world_data, self.mjw_data)
         self.mjw_data.nacon.fill_(self._contact_gather.gather())
         super().update_contacts(contacts, state)
+
+
+def heightfield_shifts(model: Model, geom_to_shape: np.ndarray) -> np.ndarray:
+    """Per world and MuJoCo geom (Newton's ``mjc_geom_to_newton_shape`` layout): its heightfield's lowest height, 0
+    for a geom that is not a heightfield."""
+    types = model.shape_type.numpy()
+    shifts = np.zeros(geom_to_shape.shape)
+    for index, shape in np.ndenumerate(geom_to_shape):
+        if shape >= 0 and types[shape] == int(GeoType.HFIELD):
+            shifts[index] = model.shape_source[shape].min_z
+    return shifts
 
 
 def batched_model_fields(mjw_model, mj_model: mujoco.MjModel) -> dict[str, wp.array]:

@@ -1,0 +1,48 @@
+"""Robots standing on the CPU rough task's terrain in one engine; prints one JSON line.
+
+Each robot starts on its tile's centre (Isaac Lab's terrain origin, at the tile's platform height) and holds its
+default pose for a second: the line has each base's height above its origin, the terminations, and the origins'
+heights (pits of inverted stairs and slopes lie below zero).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+
+import torch
+
+TASK = "LocoLab-Velocity-Rough-Go2-CPU"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--engine", choices=("mujoco_c", "mujoco_warp"), default="mujoco_c")
+    parser.add_argument("--num_envs", type=int, default=16)
+    parser.add_argument("--seconds", type=float, default=1.0)
+    args = parser.parse_args()
+
+    from locolab.envs import load_task_cfgs, open_env
+
+    env_cfg, _ = load_task_cfgs(TASK, num_envs=args.num_envs, device="cpu", seed=0)
+    env_cfg.sim_processes = 1
+    env_cfg.physics_engine = args.engine
+    env_cfg.scene.terrain.max_init_terrain_level = env_cfg.scene.terrain.terrain_generator.num_rows - 1
+    with open_env(TASK, env_cfg) as env:
+        unwrapped = env.unwrapped
+        env.reset()
+        actions = torch.zeros(args.num_envs, unwrapped.action_manager.total_action_dim)
+        terminated = torch.zeros(args.num_envs, dtype=torch.bool)
+        for _ in range(math.ceil(args.seconds / unwrapped.step_dt)):
+            _, _, term, _, _ = env.step(actions)
+            terminated |= term
+        origins = unwrapped.scene.env_origins
+        heights = unwrapped.scene["robot"].data.root_pos_w.torch[:, 2] - origins[:, 2]
+        print(json.dumps({"engine": args.engine, "heights": heights.tolist(), "terminated": terminated.tolist(),
+                          "origins_z": origins[:, 2].tolist(),
+                          "levels": unwrapped.scene.terrain.terrain_levels.tolist()}))
+
+
+if __name__ == "__main__":
+    main()
