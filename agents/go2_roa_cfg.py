@@ -12,7 +12,7 @@ moved earlier; docs/measurements/cpu_profile.md).
 
 from isaaclab.utils import configclass
 
-from locolab.algorithms.ppo_roa_cfg import RslRlRoaAlgorithmCfg, RslRlRoaRunnerCfg
+from locolab.algorithms.ppo_roa_cfg import RslRlRoaAlgorithmCfg, RslRlRoaEncoderCfg, RslRlRoaRunnerCfg
 
 from locolab.runners.runner_cfg import ActionNoiseScheduleCfg, EntropyScheduleCfg, WalkingGateCfg
 
@@ -60,11 +60,17 @@ class LocoLabGo2FlatRoaFinetuneRunnerCfg(LocoLabGo2FlatRoaRunnerCfg):
         use_finetune_phase(self, max_iterations=300)
 
 
+ROUGH_ENCODER_PRIV_DIMS = [256, 128]
+"""The teacher's privileged encoder on rough terrain, where it reads the height scan (187 heights) beside the 42
+privileged values: twice the flat encoder's width."""
+
+
 @configclass
 class LocoLabGo2RoughRoaRunnerCfg(RslRlRoaRunnerCfg):
     def __post_init__(self):
         super().__post_init__()
         roa_from_ppo(LocoLabGo2RoughPPORunnerCfg(), self, "locolab_go2_rough_roa", 3000, (500, 2000))
+        self.algorithm.encoder_priv = RslRlRoaEncoderCfg(hidden_dims=ROUGH_ENCODER_PRIV_DIMS)
 
 
 @configclass

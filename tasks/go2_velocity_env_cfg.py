@@ -114,12 +114,15 @@ FEET_CONTACT = ObsTerm(
     func=locolab_mdp.feet_contact,
     params={"sensor_cfg": SceneEntityCfg("contact_forces", body_names=".*_foot"), "threshold": 1.0},
 )
+HEIGHT_SCAN = ObsTerm(func=mdp.height_scan, params={"sensor_cfg": SceneEntityCfg("height_scanner")}, clip=(-1.0, 1.0))
+"""The terrain's heights around the base (Isaac Lab's 1.6 x 1.0 m grid, 0.1 m apart) below the scanner, less 0.5 m."""
 
 
 @configclass
 class PrivilegedCfg(ObsGroup):
     """What only the simulator knows (``priv``, ROA's teacher encoder input): base velocity, the randomised
-    dynamics mapped to [-1, 1], and foot contacts."""
+    dynamics mapped to [-1, 1], and foot contacts; on rough terrain the height scan too, so that the teacher's latent
+    carries the ground under its feet, which the blind student must infer from its history."""
 
     base_lin_vel = BASE_LIN_VEL
     dynamics = DYNAMICS
@@ -139,9 +142,7 @@ class CriticCfg(ProprioceptionCfg):
     base_lin_vel = BASE_LIN_VEL
     dynamics = DYNAMICS
     feet_contact = FEET_CONTACT
-    height_scan = ObsTerm(
-        func=mdp.height_scan, params={"sensor_cfg": SceneEntityCfg("height_scanner")}, clip=(-1.0, 1.0)
-    )
+    height_scan = HEIGHT_SCAN
 
     def __post_init__(self):
         self.enable_corruption = False
@@ -250,6 +251,7 @@ class LocoLabGo2RoughEnvCfg(LocoLabGo2Cfg, UnitreeGo2RoughEnvCfg):
     def __post_init__(self):
         super().__post_init__()
         collide_as_heightfield(self.scene.terrain.terrain_generator)
+        self.observations.priv.height_scan = HEIGHT_SCAN
 
 
 @configclass

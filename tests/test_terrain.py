@@ -1,5 +1,6 @@
 """The rough task's terrain as the physics collides it (:mod:`locolab.envs.terrain`): a heightfield, on which robots
-stand at their standing height above their tiles in MuJoCo's C engine (training's) and in MuJoCo-Warp (play's)."""
+stand at their standing height above their tiles in MuJoCo's C engine (training's) and in MuJoCo-Warp (play's); and
+what PPO-ROA's teacher and blind student see of it."""
 
 from __future__ import annotations
 
@@ -22,3 +23,20 @@ def test_robots_stand_on_every_tile_including_pits(standing):
     assert not any(standing["terminated"]), standing
     for height in standing["heights"]:
         assert 0.2 < height < 0.4, standing
+
+
+@pytest.fixture(scope="module")
+def rough_roa() -> dict:
+    return probe_report("tests/probe_rough_roa.py")
+
+
+def test_the_teachers_latent_reads_the_terrain_and_the_student_stays_blind(rough_roa):
+    """On rough terrain the teacher's privileged input ends with the height scan, its latent moves when the scan
+    alone is replaced by level ground, and the student (its estimate from the history, its actor) reads only
+    proprioception: the same 45 values a flat policy reads, and nothing of the scan."""
+    assert rough_roa["priv_terms"][-1] == "height_scan"
+    assert rough_roa["scan_columns"][1] - rough_roa["scan_columns"][0] == 187  # 17 x 11 rays
+    assert rough_roa["scan_spread"] > 0.01  # the robots' scans see uneven ground
+    assert rough_roa["latent_change"] > 1e-3
+    assert rough_roa["student_estimate_change"] == 0.0
+    assert rough_roa["student_groups"] == ["history", "policy"] and rough_roa["policy_dim"] == 45
