@@ -252,6 +252,7 @@ class LocoLabGo2RoughEnvCfg(LocoLabGo2Cfg, UnitreeGo2RoughEnvCfg):
         super().__post_init__()
         collide_as_heightfield(self.scene.terrain.terrain_generator)
         self.observations.priv.height_scan = HEIGHT_SCAN
+        self.curriculum.terrain_levels.func = locolab_mdp.terrain_levels_by_type
 
 
 @configclass

@@ -41,7 +41,8 @@ def main() -> None:
         heights = unwrapped.scene["robot"].data.root_pos_w.torch[:, 2] - origins[:, 2]
         print(json.dumps({"engine": args.engine, "heights": heights.tolist(), "terminated": terminated.tolist(),
                           "origins_z": origins[:, 2].tolist(),
-                          "levels": unwrapped.scene.terrain.terrain_levels.tolist()}))
+                          "levels": unwrapped.scene.terrain.terrain_levels.tolist(),
+                          "columns": unwrapped.scene.terrain.terrain_types.tolist()}))
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ what PPO-ROA's teacher and blind student see of it."""
 from __future__ import annotations
 
 import pytest
+import torch
 
 from conftest import probe_report
 
@@ -40,3 +41,26 @@ def test_the_teachers_latent_reads_the_terrain_and_the_student_stays_blind(rough
     assert rough_roa["latent_change"] > 1e-3
     assert rough_roa["student_estimate_change"] == 0.0
     assert rough_roa["student_groups"] == ["history", "policy"] and rough_roa["policy_dim"] == 45
+
+
+def test_column_types_follow_isaac_labs_generator_and_levels_are_averaged_per_type(standing):
+    """Stairs down and slopes up start a robot on a summit, stairs up and slopes down in a pit: the origins' heights
+    on the generated terrain confirm each column's type, and the levels are averaged by it."""
+    from locolab.envs.mdp.terrain_levels import column_types, levels_by_type
+    from locolab.tasks.go2_velocity_cpu_env_cfg import LocoLabGo2RoughEnvCfg_CPU
+
+    generator = LocoLabGo2RoughEnvCfg_CPU().scene.terrain.terrain_generator
+    types = column_types(generator)
+    assert types == ["pyramid_stairs"] * 2 + ["pyramid_stairs_inv"] * 2 + ["boxes"] * 2 + ["random_rough"] * 2 + [
+        "hf_pyramid_slope", "hf_pyramid_slope_inv"]
+    sign = {"pyramid_stairs": 1, "hf_pyramid_slope": 1, "pyramid_stairs_inv": -1, "hf_pyramid_slope_inv": -1}
+    checked = 0
+    for column, level, height in zip(standing["columns"], standing["levels"], standing["origins_z"]):
+        if types[column] in sign and level >= 3:
+            assert height * sign[types[column]] > 0.1, (types[column], level, height)
+            checked += 1
+    assert checked >= 3
+    levels, columns = torch.tensor([0, 2, 4, 9]), torch.tensor([0, 1, 9, 9])
+    assert levels_by_type(generator, levels, columns) == pytest.approx(
+        {"mean": 3.75, "pyramid_stairs": 1.0, "hf_pyramid_slope_inv": 6.5, "pyramid_stairs_inv": float("nan"),
+         "boxes": float("nan"), "random_rough": float("nan"), "hf_pyramid_slope": float("nan")}, nan_ok=True)

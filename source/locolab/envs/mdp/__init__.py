@@ -1,6 +1,6 @@
 """LocoLab's MDP terms beyond Isaac Lab's: recorded dynamics randomisation (sim-to-real effects included),
 privileged observations, a biased gyroscope, per-environment pushes for evaluation sweeps, turning-in-place
-commands."""
+commands, terrain levels by type."""
 
 from .commands import TurnInPlaceVelocityCommandCfg, with_turn_in_place
 from .curriculums import robustness_curriculum, robustness_curriculum_cfg
@@ -15,3 +15,4 @@ from .dynamics import (
     read_back_held,
 )
 from .observations import dynamics_params, feet_contact, gyro_with_bias
+from .terrain_levels import terrain_levels_by_type
