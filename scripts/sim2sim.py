@@ -4,6 +4,7 @@
     python scripts/sim2sim.py --policy logs/.../exported --contact_time_constant 0.03   # softer ground
     python scripts/sim2sim.py --policy logs/.../exported --realism --command 0 0 1     # a real robot's effects
     python scripts/sim2sim.py --policy logs/.../exported --foot_condim 6 --latency_ms 20  # single effects
+    python scripts/sim2sim.py --policy logs/.../exported --terrain stairs --step_height 0.1  # up, across, down
 
 Loads ``policy.onnx`` + ``policy.json`` with ``locolab.deploy.PolicyRuntime`` (numpy + onnxruntime), drives the
 robot's generated MJCF with it at the policy's control period and a PD loop at the physics rate, and prints one JSON
@@ -19,6 +20,8 @@ import math
 import sys
 from dataclasses import asdict
 from pathlib import Path
+
+from locolab.eval.terrain_course import add_course_arguments, course_from_args
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -51,6 +54,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--walking_checks", action="store_true",
                         help="run the walking checks (forward 0.5 m/s, turn 1 rad/s, stand; --seconds each) instead "
                              "of one command; exit status 1 when one fails")
+    add_course_arguments(parser)
     parser.add_argument("--video", default=None, help="write an MP4 of the run here")
     return parser.parse_args(argv)
 
@@ -74,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
         from locolab.render import MujocoVideoRecorder  # chooses MUJOCO_GL before mujoco is imported
     from locolab.assets import ensure_robot_files
     from locolab.eval.robot_effects import REALISTIC, RobotEffects, mjcf_timestep, with_overrides
-    from locolab.eval.sim2sim import run_sim2sim, sim2sim_walking
+    from locolab.eval.sim2sim import run_sim2sim, sim2sim_course, sim2sim_walking
 
     mjcf = ensure_robot_files().mjcf
     recorder = None
@@ -87,6 +91,11 @@ def main(argv: list[str] | None = None) -> int:
         effects = with_overrides(REALISTIC if args.realism else RobotEffects(),
                                  **{name: getattr(args, name) for name in RobotEffects.__dataclass_fields__})
         effects.check(mjcf_timestep(mjcf))  # before the policy loads: a bad value is the first error
+        course = course_from_args(args)
+        if course is not None:
+            passed, runs = sim2sim_course(args.policy, mjcf, course, args.seconds, effects)
+            print(json.dumps({"passed": passed, "runs": runs, "effects": effects.as_dict()}))
+            return 0 if passed else 1
         if args.walking_checks:
             passed, results = sim2sim_walking(args.policy, mjcf, args.seconds, effects)
             print(json.dumps({"passed": passed, "checks": results, "effects": effects.as_dict()}))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import mujoco
@@ -23,6 +23,7 @@ import numpy as np
 from locolab.deploy import PolicyRuntime, RobotState, gravity_in_base_frame
 
 from .robot_effects import Gyroscope, RobotEffects, TargetDelay, apply_to_model, torque_limits
+from .terrain_course import START_OFFSETS, TerrainCourse
 from .walking_checks import WALKING_CHECKS
 
 FALL_HEIGHT = 0.15
@@ -58,16 +59,24 @@ class Sim2SimResult:
     """The runtime's safety interventions by kind (:attr:`locolab.deploy.PolicyRuntime.interventions`)."""
     effects: dict = field(default_factory=dict)
     """The sim-to-real effects of the run (:class:`locolab.eval.robot_effects.RobotEffects`)."""
+    course: dict | None = None
+    """On a terrain course: its settings, the start offset, whether the robot crossed it (its base past the last
+    edge) before any fall, and the farthest x its base reached before the first fall [m]."""
 
 
 class MujocoRobot:
     """The generated MJCF in MuJoCo, mapped to the policy's joint order, with friction, payload, contact softness and
-    the sim-to-real effects of the model (feet, joints) applied."""
+    the sim-to-real effects of the model (feet, joints) applied; on a terrain ``course``, started at ``start_offset``
+    (x, y) from the MJCF's pose."""
 
     def __init__(self, mjcf: str | Path, joint_names: list[str], friction: float | None = None,
                  payload_kg: float = 0.0, base_body: str = "base", contact_time_constant: float | None = None,
-                 effects: RobotEffects = RobotEffects()) -> None:
-        self.model = mujoco.MjModel.from_xml_path(str(mjcf))
+                 effects: RobotEffects = RobotEffects(), course: TerrainCourse | None = None,
+                 start_offset: tuple[float, float] = (0.0, 0.0)) -> None:
+        spec = mujoco.MjSpec.from_file(str(mjcf))
+        if course is not None:
+            course.add_to(spec)
+        self.model = spec.compile()
         self.data = mujoco.MjData(self.model)
         joints = [mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_JOINT, name) for name in joint_names]
         missing = [name for name, joint in zip(joint_names, joints) if joint < 0]
@@ -95,6 +104,7 @@ class MujocoRobot:
         apply_to_model(self.model, effects, self.feet, self.dof_adr)
         self.gyroscope = Gyroscope(effects.gyro_bias, effects.gyro_noise)
         self.initial_qpos = self.model.qpos0.copy()
+        self.initial_qpos[:2] += start_offset  # the free joint's x, y
 
     def _sensor_slice(self, name: str) -> slice:
         sensor = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_SENSOR, name)
@@ -142,19 +152,21 @@ class MujocoRobot:
 def run_sim2sim(policy: str | Path | PolicyRuntime, mjcf: str | Path, seconds: float,
                 command: tuple[float, float, float], friction: float | None = None, payload_kg: float = 0.0,
                 recorder=None, disturbance: Callable[[MujocoRobot, float], None] | None = None,
-                contact_time_constant: float | None = None, effects: RobotEffects = RobotEffects()) -> Sim2SimResult:
+                contact_time_constant: float | None = None, effects: RobotEffects = RobotEffects(),
+                course: TerrainCourse | None = None, start_offset: tuple[float, float] = (0.0, 0.0)) -> Sim2SimResult:
     """Drive the MJCF robot with the exported policy (a directory, or anything with PolicyRuntime's ``metadata``,
     ``default_joint_pos``, ``reset()`` and ``step(state)``) for ``seconds``; a fall restarts it standing.
 
     ``recorder`` (a :class:`locolab.render.MujocoVideoRecorder` of the same MJCF) gets one frame per control step;
     ``disturbance(robot, time_s)`` runs before every physics step (a push, a scripted base motion);
     ``contact_time_constant`` softens or stiffens every contact (MuJoCo's ``solref``; the MJCF's is MuJoCo's 0.02 s);
-    ``effects`` adds what a real robot has (:class:`~locolab.eval.robot_effects.RobotEffects`).
+    ``effects`` adds what a real robot has (:class:`~locolab.eval.robot_effects.RobotEffects`); ``course`` puts a
+    staircase or a ramp ahead of the robot (:class:`~locolab.eval.terrain_course.TerrainCourse`).
     """
     runtime = policy if hasattr(policy, "step") else PolicyRuntime(policy)
     meta = runtime.metadata
     robot = MujocoRobot(mjcf, meta["joint_names"], friction, payload_kg, contact_time_constant=contact_time_constant,
-                        effects=effects)
+                        effects=effects, course=course, start_offset=start_offset)
     velocity_limit = np.asarray(meta["velocity_limit"]) if effects.motor_torque_speed else None
     delay = TargetDelay(effects.latency_steps(robot.model.opt.timestep))
     stiffness = np.asarray(meta["pd_gains"]["stiffness"])
@@ -167,7 +179,7 @@ def run_sim2sim(policy: str | Path | PolicyRuntime, mjcf: str | Path, seconds: f
     robot.reset(runtime.default_joint_pos)
     runtime.reset()
     falls, upright_steps, distance = 0, 0, 0.0
-    velocities = []
+    velocities, farthest = [], -math.inf
     start_xy = robot.data.xpos[robot.base, :2].copy()
     for _ in range(math.ceil(seconds / period)):
         targets = runtime.step(robot.state(command_array))
@@ -181,6 +193,8 @@ def run_sim2sim(policy: str | Path | PolicyRuntime, mjcf: str | Path, seconds: f
         mujoco.mj_forward(robot.model, robot.data)
         if recorder is not None:
             recorder.frames.append(recorder.render_qpos(robot.data.qpos))
+        if not falls:
+            farthest = max(farthest, float(robot.data.xpos[robot.base, 0]))
         if robot.fallen():
             falls += 1
             distance += float(np.linalg.norm(robot.data.xpos[robot.base, :2] - start_xy))
@@ -208,6 +222,8 @@ def run_sim2sim(policy: str | Path | PolicyRuntime, mjcf: str | Path, seconds: f
         mean_speed=float(np.linalg.norm(velocities[:, :2], axis=1).mean()),
         interventions=dict(getattr(runtime, "interventions", {})),
         effects=effects.as_dict(),
+        course=None if course is None else {**asdict(course), "start_offset": list(start_offset),
+                                            "crossed": farthest > course.end, "farthest_x": farthest},
     )
 
 
@@ -222,3 +238,15 @@ def sim2sim_walking(policy: str | Path | PolicyRuntime, mjcf: str | Path, second
                                       "mean_lin_vel_error": run.lin_vel_error,
                                       "mean_ang_vel_error": run.ang_vel_error, "falls": run.falls}))
     return all(not result["failures"] for result in results), results
+
+
+def sim2sim_course(policy: str | Path | PolicyRuntime, mjcf: str | Path, course: TerrainCourse,
+                   seconds: float = 20.0, effects: RobotEffects = RobotEffects(),
+                   offsets: tuple[tuple[float, float], ...] = START_OFFSETS) -> tuple[bool, list[dict]]:
+    """The robot commanded 0.5 m/s forward across ``course`` from each start offset: whether it crossed every time
+    without a fall, and each run's course record with its tracking figures."""
+    runs = []
+    for offset in offsets:
+        run = run_sim2sim(policy, mjcf, seconds, (0.5, 0.0, 0.0), effects=effects, course=course, start_offset=offset)
+        runs.append({**run.course, "falls": run.falls, "mean_lin_vel_error": run.lin_vel_error})
+    return all(run["crossed"] and run["falls"] == 0 for run in runs), runs
