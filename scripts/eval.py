@@ -10,6 +10,8 @@ ranges) runs on its own slice of
 ``--episodes`` environments of the task's -Play variant, in one vectorised run per policy, with the same reset seed
 for every policy. Writes ``results.csv``, ``plots/<sweep>.png`` and ``report.md`` under ``--out``;
 ``--step_csv`` adds ``steps/<policy>.csv`` (one row per env per step: every metric and reward term).
+``--sweep terrain`` (alone; rough-terrain policies) runs each terrain type at fixed difficulties instead
+(``--terrain_types``; locolab.eval.terrain_sweep): success = 3 m from the tile's centre without a fall.
 """
 
 from __future__ import annotations
@@ -26,7 +28,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="PPO-ROA checkpoints: only this actor (default: teacher and student of finetune runs)")
     parser.add_argument("--sweep", nargs="+", default=["all"],
                         help="friction, payload, motor, contact, torsional, rolling, joint_damping, joint_friction, "
-                             "delay, gyro_bias, push, command or all")
+                             "delay, gyro_bias, push, command or all; or terrain (alone)")
+    parser.add_argument("--terrain_types", nargs="+", default=None,
+                        help="the terrain sweep's types: stairs_up, stairs_down, slope_up, slope_down, boxes, rough "
+                             "(default all)")
     parser.add_argument("--grid", nargs="+", default=[], metavar="NAME=V1,V2", help="replace a sweep's grid values")
     parser.add_argument("--episodes", type=int, default=8, help="environments (first episodes) per grid point")
     parser.add_argument("--seconds", type=float, default=None, help="run this long instead of one full episode")
@@ -40,8 +45,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     from locolab.envs import MissingAssetError, resolve_device
-    from locolab.eval.robustness import evaluate_robustness
+    from locolab.eval.robustness import evaluate_robustness, evaluate_terrain
     from locolab.eval.sweeps import parse_grid_overrides, parse_sweeps
+    from locolab.eval.terrain_sweep import parse_terrain_types
     from locolab.runners import CheckpointError, resolve_checkpoint
 
     try:
@@ -49,14 +55,22 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError(f"--episodes must be at least 1, got {args.episodes}.")
         if args.seconds is not None and not args.seconds > 0:
             raise ValueError(f"--seconds must be positive, got {args.seconds}.")
-        sweeps = parse_sweeps(args.sweep)
+        terrain = "terrain" in args.sweep
+        if terrain and (len(args.sweep) > 1 or args.grid):
+            raise ValueError("--sweep terrain runs alone (its terrain replaces the task's): drop the other sweeps.")
+        sweeps = parse_terrain_types(args.terrain_types) if terrain else parse_sweeps(args.sweep)
         grids = parse_grid_overrides(args.grid)
         if unswept := sorted(set(grids) - set(sweeps)):
             raise ValueError(f"--grid names {', '.join(unswept)}, which --sweep does not include.")
         checkpoints = [resolve_checkpoint(path).resolve() for path in args.checkpoint]
         device = resolve_device(args.device)
-        report = evaluate_robustness(checkpoints, sweeps, args.episodes, Path(args.out), device, args.seed,
-                                     policy=args.policy, seconds=args.seconds, grids=grids, step_csv=args.step_csv)
+        if terrain:
+            report = evaluate_terrain(checkpoints, sweeps, Path(args.out), device, args.seed, policy=args.policy,
+                                      seconds=args.seconds)
+        else:
+            report = evaluate_robustness(checkpoints, sweeps, args.episodes, Path(args.out), device, args.seed,
+                                         policy=args.policy, seconds=args.seconds, grids=grids,
+                                         step_csv=args.step_csv)
     except (ValueError, CheckpointError, MissingAssetError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

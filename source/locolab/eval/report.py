@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-TEXT_COLUMNS = ("policy", "checkpoint", "sweep")
+TEXT_COLUMNS = ("policy", "checkpoint", "sweep", "terrain")
 BOOL_COLUMNS = ("in_training_range",)
 PANELS = (("fall", "fall rate"), ("lin_vel_error", "linear velocity error [m/s]"), ("return", "episode return"))
 """The metric of each plot panel and its axis label."""

@@ -20,6 +20,8 @@ from .evaluate import evaluate_policy
 from .policy import checkpoint_agent, checkpoint_cfgs
 from .report import write_report
 from .sweeps import GridPoint, apply_grid, plan_grid, prepare_env_cfg, read_back, sweep_infos
+from .terrain_report import write_terrain_report
+from .terrain_sweep import DistanceTracker, episode_outcomes, plan_tiles, prepare_terrain_env_cfg, tile_rows
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,33 @@ def evaluate_robustness(checkpoints: list[Path], sweeps: list[str], episodes: in
             if step_csv:
                 write_step_csv(evaluation.record, points, out_dir / "steps" / f"{choice.label.replace(' ', '_')}.csv")
     return write_report(rows, {name: infos[name] for name in sweeps}, out_dir)
+
+
+def evaluate_terrain(checkpoints: list[Path], kinds: list[str], out_dir: Path, device: str, seed: int,
+                     policy: str | None = None, seconds: float | None = None) -> Path:
+    """The terrain sweep (:mod:`locolab.eval.terrain_sweep`) of the checkpoints' policies, into ``out_dir``'s
+    results.csv, plots/terrain.png and report.md; returns the report's path. ``seconds`` shortens the episodes."""
+    task, chosen = policies_to_evaluate(checkpoints, policy)
+    tiles = plan_tiles(kinds)
+    env_cfg, _ = load_task_cfgs(task, device=device, seed=seed)
+    prepare_terrain_env_cfg(env_cfg, tiles)
+    env_cfg.episode_length_s = seconds or env_cfg.episode_length_s
+    rows = []
+    with open_env(task, env_cfg) as env:
+        unwrapped = env.unwrapped
+        for choice in chosen:
+            _, agent_cfg = checkpoint_cfgs(task, choice.agent, choice.phase, device)
+            runner, actor = load_policy(env, agent_cfg, choice.checkpoint, choice.policy)
+            unwrapped.event_manager.get_term_cfg("dynamics").func.range_scale = 0.0  # the mid-range robot
+            print(f"[LocoLab] Terrain sweep of {choice.label} ({choice.checkpoint}): {len(tiles)} tiles x "
+                  f"{tiles[0].stop} robots, {int(unwrapped.max_episode_length)} steps", flush=True)
+            tracker = DistanceTracker(unwrapped)
+            evaluation = evaluate_policy(runner.env, actor, int(unwrapped.max_episode_length), alg=runner.alg,
+                                         seed=seed, episodes_per_env=1, log_episodes=True, before_step=tracker)
+            lengths, fell = episode_outcomes(evaluation.episodes(), unwrapped.num_envs, unwrapped.device)
+            rows += [{**row, "checkpoint": str(choice.checkpoint)}
+                     for row in tile_rows(tiles, tracker.first_episode(lengths), fell, choice.label)]
+    return write_terrain_report(rows, out_dir)
 
 
 def _inside(value: float, bounds: tuple[float, float]) -> bool:

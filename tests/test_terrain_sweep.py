@@ -1,0 +1,109 @@
+"""The terrain sweep (:mod:`locolab.eval.terrain_sweep`): its success rule on scripted motions in the sweep's own
+terrain, its tiles, its report, and one-line errors."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from conftest import probe_report
+
+from locolab.eval.terrain_report import terrain_table, write_terrain_report
+from locolab.eval.terrain_sweep import (TERRAIN_TYPES, crossed, parse_terrain_types, plan_tiles, sweep_generator,
+                                        prepare_terrain_env_cfg)
+
+
+@pytest.fixture(scope="module")
+def scripted() -> dict:
+    return probe_report("tests/probe_terrain_sweep.py")
+
+
+def test_a_base_carried_3_m_succeeds_one_carried_2_m_fails_and_a_fall_fails(scripted):
+    for role, farthest, fell in zip(scripted["role"], scripted["farthest"], scripted["fell"]):
+        if role == 0:
+            assert farthest == pytest.approx(3.5, abs=0.01) and not fell
+        elif role == 1:
+            assert farthest == pytest.approx(2.0, abs=0.01) and not fell
+        elif role == 2:
+            assert fell and farthest < 3.0  # knocked into the ground near its start (and thrown out of it)
+        else:
+            assert not fell and farthest < 1.0
+    assert [row["success"] for row in scripted["rows"]] == [0.25, 0.25]  # only the 3.5 m robot of each tile
+    assert [row["terrain"] for row in scripted["rows"]] == ["rough", "boxes"]
+
+
+def test_the_rule_itself():
+    farthest, fell = torch.tensor([3.0, 2.99, 5.0, 0.0]), torch.tensor([False, False, True, False])
+    assert crossed(farthest, fell).tolist() == [True, False, False, False]
+
+
+def test_each_tile_holds_its_difficulty_on_its_own_column():
+    from locolab.tasks.go2_velocity_env_cfg import LocoLabGo2RoughEnvCfg_PLAY
+
+    tiles = plan_tiles(["stairs_up", "slope_down", "rough"])
+    assert [(tile.kind, tile.value) for tile in tiles] == [
+        ("stairs_up", 0.05), ("stairs_up", 0.08), ("stairs_up", 0.10), ("stairs_up", 0.12),
+        ("slope_down", 0.2), ("slope_down", 0.3), ("slope_down", 0.4), ("rough", 0.06)]
+    assert [tile.start for tile in tiles] == [16 * i for i in range(8)] and tiles[-1].stop == 128
+    env_cfg = LocoLabGo2RoughEnvCfg_PLAY()
+    prepare_terrain_env_cfg(env_cfg, tiles)
+    generator = env_cfg.scene.terrain.terrain_generator
+    assert (generator.num_rows, generator.num_cols, generator.curriculum) == (1, 8, True)
+    subs = list(generator.sub_terrains.values())
+    assert subs[2].step_height_range == (0.10, 0.10) and "Inverted" in type(subs[2]).__name__  # up: out of a pit
+    assert subs[5].slope_range == (0.3, 0.3) and not subs[5].inverted  # down: off a summit
+    assert all(sub.convert_to_heightfield for sub in subs)  # collided as training collides it
+    assert env_cfg.scene.num_envs == 128 and env_cfg.episode_length_s == 20.0
+    assert env_cfg.commands.base_velocity.ranges.lin_vel_x == (0.5, 0.5)
+
+
+def test_bad_terrain_names_and_flat_policies_are_one_line_errors():
+    with pytest.raises(ValueError, match="unknown terrain type gravel") as error:
+        parse_terrain_types(["stairs_up", "gravel"])
+    assert "\n" not in str(error.value)
+    assert parse_terrain_types(None) == parse_terrain_types(["all"]) == list(TERRAIN_TYPES)
+    from locolab.tasks.go2_velocity_env_cfg import LocoLabGo2FlatEnvCfg_PLAY
+
+    with pytest.raises(ValueError, match="trained on flat ground"):
+        prepare_terrain_env_cfg(LocoLabGo2FlatEnvCfg_PLAY(), plan_tiles(["rough"]))
+
+
+def test_the_report_compares_the_student_with_its_teacher(tmp_path):
+    rows = [{"policy": policy, "checkpoint": "run/model_9.pt", "sweep": "terrain", "terrain": "stairs_up",
+             "value": value, "episodes": 16, "success": success, "fall": 0.0, "farthest": 3.0}
+            for policy, value, success in [("roa teacher", 0.1, 1.0), ("roa student", 0.1, 0.875),
+                                           ("roa teacher", 0.12, 0.0), ("roa student", 0.12, 0.5)]]
+    table = terrain_table(rows)
+    assert table[0]["roa student / teacher"] == pytest.approx(0.875)
+    assert math.isnan(table[1]["roa student / teacher"])  # no share of a teacher that never succeeded
+    report = write_terrain_report(rows, tmp_path)
+    assert (tmp_path / "plots" / "terrain.png").stat().st_size > 1000
+    assert "| stairs_up | 0.1 | 1 | 0.875 | 0.875 |" in report.read_text()
+
+
+@pytest.mark.slow
+def test_eval_sweeps_terrain_with_a_rough_teacher_and_its_student(tmp_path):
+    """A 2-iteration PPO-ROA pair of the rough task (the teacher's encoder reads the height scan), then
+    ``eval.py --sweep terrain`` on two of its types: a report with both policies on every tile."""
+    from conftest import ROA_SMALL_RUN, experiment_runs, run_script
+
+    logs = tmp_path / "logs"
+    rough = ("--task", "LocoLab-Velocity-Rough-Go2", *ROA_SMALL_RUN, "--log_root", str(logs))
+    assert run_script("train.py", "--agent", "roa", *rough).returncode == 0
+    (teacher,) = experiment_runs(logs, "locolab_go2_rough_roa")
+    finetune = run_script("train.py", "--agent", "roa", "--phase", "finetune", "--teacher", str(teacher), *rough)
+    assert finetune.returncode == 0, finetune.stderr[-3000:]
+    (student,) = experiment_runs(logs, "locolab_go2_rough_roa_finetune")
+    result = run_script("eval.py", "--checkpoint", str(student), "--sweep", "terrain", "--terrain_types", "rough",
+                        "slope_up", "--seconds", "1", "--device", "cpu", "--out", str(tmp_path / "report"))
+    assert result.returncode == 0, result.stderr[-3000:]
+    from locolab.eval.report import read_results_csv
+
+    rows = read_results_csv(tmp_path / "report" / "results.csv")
+    assert {(row["policy"], row["terrain"], row["value"]) for row in rows} == {
+        (policy, kind, value) for policy in ("roa teacher", "roa student")
+        for kind, value in [("rough", 0.06), ("slope_up", 0.2), ("slope_up", 0.3), ("slope_up", 0.4)]}
+    assert all(row["episodes"] == 16 and 0.0 <= row["success"] <= 1.0 for row in rows)
+    assert (tmp_path / "report" / "plots" / "terrain.png").exists()
