@@ -9,7 +9,7 @@
 Loads ``policy.onnx`` + ``policy.json`` with ``locolab.deploy.PolicyRuntime`` (numpy + onnxruntime), drives the
 robot's generated MJCF with it at the policy's control period and a PD loop at the physics rate, and prints one JSON
 line: velocity-tracking errors, distance travelled, falls and time upright. --video writes an MP4 (one frame per
-control step). A fall restarts the robot standing.
+control step; on a course, its first run). A fall restarts the robot standing.
 """
 
 from __future__ import annotations
@@ -83,36 +83,35 @@ def main(argv: list[str] | None = None) -> int:
     mjcf = ensure_robot_files().mjcf
     recorder = None
     try:
+        course = course_from_args(args)
         if args.video:
             from locolab.deploy import PolicyRuntime
 
             period = PolicyRuntime(args.policy).metadata["control_period_s"]
-            recorder = MujocoVideoRecorder(mjcf, fps=1.0 / period)
+            recorder = MujocoVideoRecorder(mjcf, fps=1.0 / period, ground=course)
         effects = with_overrides(REALISTIC if args.realism else RobotEffects(),
                                  **{name: getattr(args, name) for name in RobotEffects.__dataclass_fields__})
         effects.check(mjcf_timestep(mjcf))  # before the policy loads: a bad value is the first error
-        course = course_from_args(args)
         if course is not None:
-            passed, runs = sim2sim_course(args.policy, mjcf, course, args.seconds, effects)
-            print(json.dumps({"passed": passed, "runs": runs, "effects": effects.as_dict()}))
-            return 0 if passed else 1
-        if args.walking_checks:
+            passed, runs = sim2sim_course(args.policy, mjcf, course, args.seconds, effects, recorder=recorder)
+            report, status = {"passed": passed, "runs": runs, "effects": effects.as_dict()}, int(not passed)
+        elif args.walking_checks:
             passed, results = sim2sim_walking(args.policy, mjcf, args.seconds, effects)
-            print(json.dumps({"passed": passed, "checks": results, "effects": effects.as_dict()}))
-            return 0 if passed else 1
-        result = run_sim2sim(args.policy, mjcf, args.seconds, tuple(args.command), args.friction, args.payload,
-                             recorder, contact_time_constant=args.contact_time_constant, effects=effects)
+            report, status = {"passed": passed, "checks": results, "effects": effects.as_dict()}, int(not passed)
+        else:
+            result = run_sim2sim(args.policy, mjcf, args.seconds, tuple(args.command), args.friction, args.payload,
+                                 recorder, contact_time_constant=args.contact_time_constant, effects=effects)
+            report, status = {key: _finite_or_none(value) for key, value in asdict(result).items()}, 0
+            report["policy"] = str(Path(args.policy).resolve())
     except (FileNotFoundError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    report = {key: _finite_or_none(value) for key, value in asdict(result).items()}
-    report["policy"] = str(Path(args.policy).resolve())
     report["video"] = None
     if recorder is not None:
         report["video"] = str(recorder.save(Path(args.video).resolve()))
         recorder.close()
     print(json.dumps(report))
-    return 0
+    return status
 
 
 if __name__ == "__main__":

@@ -31,7 +31,8 @@ def play(task: str, checkpoint: str | Path | None = None, run: str | Path | None
         check_video_path(Path(video_path))
     if video_length is not None:
         # chooses MUJOCO_GL (osmesa/egl); must precede the environment, whose physics imports mujoco
-        from locolab.render import MujocoVideoRecorder
+        from locolab.render import MujocoVideoRecorder, newton_terrain
+        from isaaclab_newton.physics.newton_manager import NewtonManager  # noqa: I001  (after MUJOCO_GL is chosen)
     echo = echo or (lambda line: None)
     fixed = parse_velocity_command(command) if command is not None else None
     held = parse_held_dynamics(dynamics)
@@ -58,7 +59,8 @@ def play(task: str, checkpoint: str | Path | None = None, run: str | Path | None
              f"{opened.task}, {opened.agent_cfg.device}, {num_envs} envs, {total_steps} steps")
         capture = None
         if video_length is not None:
-            recorder = MujocoVideoRecorder(ensure_robot_files().mjcf, fps=1.0 / unwrapped.step_dt)
+            recorder = MujocoVideoRecorder(ensure_robot_files().mjcf, fps=1.0 / unwrapped.step_dt,
+                                           ground=newton_terrain(NewtonManager.get_model()))
 
             def capture() -> None:
                 if len(recorder.frames) < video_length:

@@ -242,11 +242,12 @@ def sim2sim_walking(policy: str | Path | PolicyRuntime, mjcf: str | Path, second
 
 def sim2sim_course(policy: str | Path | PolicyRuntime, mjcf: str | Path, course: TerrainCourse,
                    seconds: float = 20.0, effects: RobotEffects = RobotEffects(),
-                   offsets: tuple[tuple[float, float], ...] = START_OFFSETS) -> tuple[bool, list[dict]]:
+                   offsets: tuple[tuple[float, float], ...] = START_OFFSETS, recorder=None) -> tuple[bool, list[dict]]:
     """The robot commanded 0.5 m/s forward across ``course`` from each start offset: whether it crossed every time
-    without a fall, and each run's course record with its tracking figures."""
+    without a fall, and each run's course record with its tracking figures (``recorder``: frames of the first)."""
     runs = []
-    for offset in offsets:
-        run = run_sim2sim(policy, mjcf, seconds, (0.5, 0.0, 0.0), effects=effects, course=course, start_offset=offset)
+    for index, offset in enumerate(offsets):
+        run = run_sim2sim(policy, mjcf, seconds, (0.5, 0.0, 0.0), recorder=recorder if index == 0 else None,
+                          effects=effects, course=course, start_offset=offset)
         runs.append({**run.course, "falls": run.falls, "mean_lin_vel_error": run.lin_vel_error})
     return all(run["crossed"] and run["falls"] == 0 for run in runs), runs

@@ -6,3 +6,4 @@ building an environment: it chooses ``MUJOCO_GL`` and MuJoCo reads that once, on
 """
 
 from .mujoco_video import MUJOCO_GL, MujocoVideoRecorder, configure_mujoco_gl
+from .terrain import TerrainHeights, newton_terrain

@@ -6,8 +6,8 @@ physics), often on machines without either. LocoLab already generates an MJCF of
 and joint angles) into that MJCF each step and drawing it with MuJoCo's offscreen renderer (OSMesa on a CPU,
 EGL on a GPU machine). No physics runs in MuJoCo: it only draws the pose Isaac Lab computed.
 
-Limits: the MJCF has a flat floor only, so rough terrain is not drawn (the robot's height is kept relative to its
-environment origin); the robot is drawn with the MJCF's simple shapes.
+The ground is the MJCF's flat floor, the simulation's rough terrain (the robot then drawn where it stands in the
+world) or a sim-to-sim course (:mod:`locolab.render.terrain`); the robot is drawn with the MJCF's simple shapes.
 """
 
 from __future__ import annotations
@@ -53,6 +53,8 @@ import imageio.v2 as imageio  # noqa: E402
 import mujoco  # noqa: E402  (after MUJOCO_GL is set)
 import numpy as np  # noqa: E402
 
+from .terrain import TerrainHeights  # noqa: E402
+
 
 class MujocoVideoRecorder:
     """Draws one environment of an Isaac Lab articulation with MuJoCo and collects the frames into an MP4.
@@ -75,6 +77,7 @@ class MujocoVideoRecorder:
         distance: float = 1.6,
         azimuth: float = 135.0,
         elevation: float = -20.0,
+        ground=None,
     ) -> None:
         """Load the MJCF and an offscreen renderer.
 
@@ -85,8 +88,16 @@ class MujocoVideoRecorder:
             asset_name: The articulation's name in the Isaac Lab scene.
             base_body: The MJCF body the tracking camera follows.
             distance, azimuth, elevation: Camera placement relative to the tracked body [m, deg, deg].
+            ground: What to draw instead of the flat floor: a :class:`~locolab.render.terrain.TerrainHeights` (the
+                robot is then posed in world coordinates, on it) or anything else with ``add_to(spec)`` (a
+                sim-to-sim :class:`~locolab.eval.terrain_course.TerrainCourse`).
         """
-        self.model = mujoco.MjModel.from_xml_path(str(mjcf))
+        spec = mujoco.MjSpec.from_file(str(mjcf))
+        if ground is not None:
+            ground.add_to(spec)
+        self.world_frame = isinstance(ground, TerrainHeights)
+        """Pose the robot at its world position (on the drawn terrain), not relative to its environment origin."""
+        self.model = spec.compile()
         self.model.vis.global_.offwidth = max(self.model.vis.global_.offwidth, width)
         self.model.vis.global_.offheight = max(self.model.vis.global_.offheight, height)
         self.data = mujoco.MjData(self.model)
@@ -136,7 +147,7 @@ class MujocoVideoRecorder:
         """Pose the MuJoCo model.
 
         Args:
-            base_pos: Base position relative to the environment's origin [m], shape (3,).
+            base_pos: Base position relative to the environment's origin (in the world on drawn terrain) [m], (3,).
             base_quat_xyzw: Base orientation as Isaac Lab 3 stores it, (x, y, z, w); MuJoCo wants (w, x, y, z).
             joint_pos: Joint angles in Isaac Lab's joint order, shape (num_joints,).
             joint_names: Isaac Lab's joint names, in that order.
@@ -157,7 +168,7 @@ class MujocoVideoRecorder:
         """Pose the model from environment ``env_id`` of an Isaac Lab ``ManagerBasedRLEnv`` (or a wrapper of one)."""
         env = env.unwrapped
         robot = env.scene[self.asset_name]
-        origin = env.scene.env_origins[env_id]
+        origin = 0.0 if self.world_frame else env.scene.env_origins[env_id]
         self.set_state(
             base_pos=(robot.data.root_pos_w.torch[env_id] - origin).detach().cpu().numpy(),
             base_quat_xyzw=robot.data.root_quat_w.torch[env_id].detach().cpu().numpy(),
