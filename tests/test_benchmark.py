@@ -170,3 +170,17 @@ def test_the_random_action_simulation_takes_physics_overrides_on_top_of_the_prof
     assert env_cfg.sim.physics.num_substeps == CPU_PHYSICS["num_substeps"]  # the -CPU physics still
     result = run_script("benchmark.py", "--trainers", "none", "--sim_override", "env.sim.physics.solver_cfg.solvr=cg")
     assert result.returncode == 2 and "unknown key 'env.sim.physics.solver_cfg.solvr'" in result.stderr
+
+
+def test_a_rough_task_reports_the_terrain_against_flat_ground():
+    result = run_script("benchmark.py", "--task", "LocoLab-Velocity-Rough-Go2", "--num_envs", "8", "--device", "cpu",
+                        "--sim_steps", "20", "--trainers", "none", timeout=1200)
+    assert result.returncode == 0, result.stderr[-3000:]
+    report = last_json(result.stdout)
+    assert report["sim_flat_ground_steps_per_s"] > 0
+    assert report["sim_terrain_vs_flat_ratio"] == pytest.approx(
+        report["sim_random_actions_steps_per_s"] / report["sim_flat_ground_steps_per_s"])
+    assert report["sim_profile_mujoco_warp_steps_per_s"] > 0  # Newton's collision pipeline on the terrain
+    flat = run_script("benchmark.py", "--num_envs", "8", "--device", "cpu", "--sim_steps", "20", "--trainers",
+                      "none", "--output", "/dev/null", timeout=1200)
+    assert "sim_terrain_vs_flat_ratio" not in last_json(flat.stdout)

@@ -29,6 +29,9 @@ Measures, in one run so that ratios compare like with like on a shared machine:
   MuJoCo C's own ``mj_step`` on the environment's own worlds, i.e. the environment's speed as a share of MuJoCo C's
   on the same worlds (the MJCF servo robot above has softer contacts than the worlds Newton converts, a 0.02 s
   contact time constant against 0.0018 s, and steps faster: it bounds, but is not, the same physics);
+- on a CPU and a rough task, ``sim_flat_ground_steps_per_s``: the same robots and physics on the flat task's plane,
+  and ``sim_terrain_vs_flat_ratio``: what colliding with the terrain's heightfield costs (the rough task's
+  ``sim_profile_mujoco_warp_steps_per_s`` is then MuJoCo-Warp with Newton's own collision pipeline, the GPU's);
 and their ratios. Every trainer logs rsl_rl's ``Perf/total_fps`` to TensorBoard; the first iteration (warm-up) is
 dropped and the rest averaged. With ``--repeats R`` the trainers' order reverses every repeat (ABCD, DCBA, ...) and
 the means are taken over all runs. On a CPU, ``train.py`` trains the task's -CPU variant and
@@ -116,14 +119,25 @@ def sim_steps_per_s(task: str, num_envs: int, device: str, steps: int, warmup: i
             "physics_share": seconds["physics"] / seconds["bare"]}
 
 
-def sim_in_fresh_process(args, device: str, physics: str) -> dict:
+def sim_in_fresh_process(args, device: str, physics: str, task: str | None = None) -> dict:
     """``sim_steps_per_s`` in a fresh process (one environment per process: each owns the process's simulation
-    context) with one of :data:`SIM_PHYSICS`."""
+    context) with one of :data:`SIM_PHYSICS`, on ``task`` (default: the benchmark's)."""
     overrides = list(args.sim_override) if physics != "stock" else []
     if physics == "profile_mujoco_warp":
         overrides.append("env.physics_engine=mujoco_warp")
-    return in_fresh_process(sim_steps_per_s, args.task, args.num_envs, device, args.sim_steps,
+    return in_fresh_process(sim_steps_per_s, task or args.task, args.num_envs, device, args.sim_steps,
                             cpu_profile=physics != "stock", overrides=overrides)
+
+
+def flat_ground_figures(args, device: str, terrain_steps_per_s: float) -> dict[str, float]:
+    """On a rough task: the same robots on the flat task's ground, and what the terrain costs (their ratio): the
+    heightfield's collisions against the plane's, in one run."""
+    flat = args.task.replace("-Rough-", "-Flat-")
+    if flat == args.task:
+        return {}
+    steps_per_s = sim_in_fresh_process(args, device, "profile", task=flat)["steps_per_s"]
+    return {"sim_flat_ground_steps_per_s": steps_per_s,
+            "sim_terrain_vs_flat_ratio": terrain_steps_per_s / steps_per_s}
 
 
 def mujoco_c_figures(args) -> dict[str, float]:
@@ -289,6 +303,7 @@ def throughput(args, device: str, scripts: Path) -> dict:
         stages = result["sim_stage_ms"] = in_fresh_process(step_profile, args.task, args.num_envs, device,
                                                            args.sim_steps, overrides=list(args.sim_override))
         result["sim_mujoco_c_share"] = stages.get("physics.solver.mj_step", 0.0) / stages["step"]
+        result.update(flat_ground_figures(args, device, result["sim_random_actions_steps_per_s"]))
     if args.trainers:
         result.update(trainer_steps_per_s(args, device, scripts))
     if {"train", "stock_train"} <= set(args.trainers):
