@@ -64,3 +64,24 @@ def test_column_types_follow_isaac_labs_generator_and_levels_are_averaged_per_ty
     assert levels_by_type(generator, levels, columns) == pytest.approx(
         {"mean": 3.75, "pyramid_stairs": 1.0, "hf_pyramid_slope_inv": 6.5, "pyramid_stairs_inv": float("nan"),
          "boxes": float("nan"), "random_rough": float("nan"), "hf_pyramid_slope": float("nan")}, nan_ok=True)
+
+
+def test_terrain_levels_move_as_the_curriculum_says_and_are_logged_by_type():
+    """Carried 5 m (more than half a tile): one level up; standing under a 1 m/s command (less than half the asked
+    distance): one level down, not below 0. TensorBoard gets the mean and each type's mean."""
+    from locolab.envs.mdp.terrain_levels import column_types
+    from locolab.tasks.go2_velocity_cpu_env_cfg import LocoLabGo2RoughEnvCfg_CPU
+
+    moved = probe_report("tests/probe_terrain_levels.py")
+    before, after = moved["before"], moved["after"]
+    assert moved["time_outs"] == 8
+    assert after[:4] == [level + 1 for level in before[:4]]
+    assert after[4:] == [max(level - 1, 0) for level in before[4:]]
+    logged = moved["logged"]
+    assert logged["Curriculum/terrain_levels/mean"] == pytest.approx(sum(after) / 8)
+    types = column_types(LocoLabGo2RoughEnvCfg_CPU().scene.terrain.terrain_generator)
+    columns = [int(env / (8 / len(types))) for env in range(8)]  # Isaac Lab spreads robots over the columns
+    for name in dict.fromkeys(types):
+        levels = [level for level, column in zip(after, columns) if types[column] == name]
+        expected = sum(levels) / len(levels) if levels else float("nan")
+        assert logged[f"Curriculum/terrain_levels/{name}"] == pytest.approx(expected, nan_ok=True), name
