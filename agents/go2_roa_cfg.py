@@ -18,6 +18,7 @@ from locolab.runners.runner_cfg import ActionNoiseScheduleCfg, EntropyScheduleCf
 
 from .go2_ppo_cfg import (
     WALKING_GATE_EXTRA_ITERATIONS,
+    rough_walking_gate,
     LocoLabGo2FlatPPORunnerCfg,
     LocoLabGo2RoughPPORunnerCfg,
     PpoCpuCfg,
@@ -114,12 +115,23 @@ class LocoLabGo2FlatRoaFinetuneRunnerCfg_CPU(LocoLabGo2FlatRoaRunnerCfg_CPU):
         use_cpu_finetune_phase(self)
 
 
+ROUGH_ROA_TEACHER_CPU_SCHEDULE = {**ROA_TEACHER_CPU_SCHEDULE, "entropy_off": (430, 431),
+                                  "action_noise_window": (430, 900), "symmetry_until": 1300, "max_iterations": 1400}
+"""The rough teacher on a CPU: the flat teacher's schedule stretched twice (not yet measured)."""
+ROUGH_ROA_CPU_REG_LAMBDA_WINDOW = (400, 1200)
+ROUGH_ROA_FINETUNE_ITERATIONS = 600
+"""The rough student's finetuning: twice the flat one's, the last 300 not mirrored."""
+ROUGH_STUDENT_GATE_MIN_SUCCESS = 0.8
+"""The blind student's bar on the gate's tiles (its teacher's: 0.9)."""
+
+
 @configclass
 class LocoLabGo2RoughRoaRunnerCfg_CPU(PpoCpuCfg, LocoLabGo2RoughRoaRunnerCfg):
     def __post_init__(self):
         super().__post_init__()
-        use_cpu_schedule(self, ROA_TEACHER_CPU_SCHEDULE)
-        self.algorithm.reg_lambda_window = ROA_CPU_REG_LAMBDA_WINDOW
+        use_cpu_schedule(self, ROUGH_ROA_TEACHER_CPU_SCHEDULE)
+        self.algorithm.reg_lambda_window = ROUGH_ROA_CPU_REG_LAMBDA_WINDOW
+        self.walking_gate = rough_walking_gate()
 
 
 @configclass
@@ -127,3 +139,6 @@ class LocoLabGo2RoughRoaFinetuneRunnerCfg_CPU(LocoLabGo2RoughRoaRunnerCfg_CPU):
     def __post_init__(self):
         super().__post_init__()
         use_cpu_finetune_phase(self)
+        self.max_iterations = ROUGH_ROA_FINETUNE_ITERATIONS
+        self.symmetry_until = ROUGH_ROA_FINETUNE_ITERATIONS // 2
+        self.walking_gate = rough_walking_gate(ROUGH_STUDENT_GATE_MIN_SUCCESS)

@@ -145,11 +145,11 @@ def test_sac_takes_the_physics_and_its_own_sizes_but_no_ppo_settings():
     assert not hasattr(algorithm, "entropy_coef")
 
 
-@pytest.mark.parametrize("agent", ["ppo", "sac", "roa"])
-def test_rough_cpu_agents_have_no_walking_gate(agent):
-    _, agent_cfg = cpu_configs(agent, task=ROUGH)
-    assert agent_cfg.walking_gate.extra_iterations == 0  # the walking checks are flat-ground ones
-    assert agent_cfg.experiment_name.startswith("locolab_go2_rough")
+def test_rough_sac_has_no_walking_gate_and_every_rough_agent_logs_as_rough():
+    _, agent_cfg = cpu_configs("sac", task=ROUGH)
+    assert agent_cfg.walking_gate.extra_iterations == 0  # SAC's rough recipe has no gate yet
+    for agent in ("ppo", "sac", "roa"):
+        assert cpu_configs(agent, task=ROUGH)[1].experiment_name.startswith("locolab_go2_rough")
 
 
 def test_the_cpu_play_variant_plays_in_the_training_physics_without_the_training_rewards():
@@ -293,3 +293,15 @@ def test_rough_cpu_variants_train_on_the_cpu_terrain_grid_collided_as_a_heightfi
     stock, _ = gpu_configs(agent, phase, ROUGH)  # the GPU keeps the stock grid, as a heightfield too
     assert stock.scene.terrain.terrain_generator.num_cols == 20
     assert all(sub.convert_to_heightfield for sub in stock.scene.terrain.terrain_generator.sub_terrains.values())
+
+
+@pytest.mark.parametrize(("agent", "phase", "min_success"), [("ppo", "train", 0.9), ("ppo_rnn", "train", 0.9),
+                                                            ("roa", "train", 0.9), ("roa", "finetune", 0.8)])
+def test_rough_cpu_runs_are_gated_on_flat_walking_and_the_terrain_tiles(agent, phase, min_success):
+    _, agent_cfg = cpu_configs(agent, phase, ROUGH)
+    gate = agent_cfg.walking_gate
+    assert gate.extra_iterations == go2_ppo_cfg.WALKING_GATE_EXTRA_ITERATIONS
+    assert tuple(map(tuple, gate.terrain_tiles)) == go2_ppo_cfg.ROUGH_GATE_TILES
+    assert gate.terrain_min_success == min_success
+    _, flat_cfg = cpu_configs(agent, phase)
+    assert not flat_cfg.walking_gate.terrain_tiles and agent_cfg.max_iterations > flat_cfg.max_iterations

@@ -107,3 +107,12 @@ def test_eval_sweeps_terrain_with_a_rough_teacher_and_its_student(tmp_path):
         for kind, value in [("rough", 0.06), ("slope_up", 0.2), ("slope_up", 0.3), ("slope_up", 0.4)]}
     assert all(row["episodes"] == 16 and 0.0 <= row["success"] <= 1.0 for row in rows)
     assert (tmp_path / "report" / "plots" / "terrain.png").exists()
+    # the rough gate's parts: the walking checks on flat ground, then tiles judged on their share of crossings
+    from locolab.eval.walking import play_summary, terrain_checks
+
+    flat = play_summary(student, (0.5, 0.0, 0.0), "LocoLab-Velocity-Rough-Go2-Play", "cpu", seconds=1.0,
+                        flat_ground=True)
+    assert flat["steps"] == 50 and flat["episodes"] >= 16
+    (verdict,) = terrain_checks(student, "cpu", 1, (("rough", 0.06),), 0.9, seconds=1.0)
+    assert verdict["check"] == "terrain rough 0.06" and verdict["success"] == 0.0  # 1 s: nobody gets 3 m away
+    assert verdict["failures"] == ["terrain rough 0.06: success 0.00 not >= 0.9"]

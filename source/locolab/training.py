@@ -209,7 +209,8 @@ def train_in_run_dir(args: argparse.Namespace, task: str, env_cfg, agent_cfg, re
             if gate is not None and gate.extra_iterations > 0:
                 # the checks play the task as given (its -Play variant, MuJoCo-Warp), not the training's engine
                 learn_until_walking(runner, agent_cfg.max_iterations, gate,
-                                    play_checks(args.task, env_cfg.sim.device, gate.play_seconds),
+                                    play_checks(args.task, env_cfg.sim.device, gate.play_seconds,
+                                                gate.terrain_tiles, gate.terrain_min_success),
                                     init_at_random_ep_len=agent_cfg.init_at_random_ep_len, main=rank.main)
             else:
                 runner.learn(agent_cfg.max_iterations, init_at_random_ep_len=agent_cfg.init_at_random_ep_len)

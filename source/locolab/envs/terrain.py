@@ -16,3 +16,10 @@ def collide_as_heightfield(generator: TerrainGeneratorCfg) -> None:
     """Ask for the generated terrain to be collided as a heightfield (every sub-terrain must ask: Isaac Lab's rule)."""
     for sub_terrain in generator.sub_terrains.values():
         sub_terrain.convert_to_heightfield = True
+
+
+def flat_ground(env_cfg) -> None:
+    """A rough task's config on a plane, in place: the same observations (the height scan reads level ground), so a
+    rough-terrain policy plays the flat walking checks on the task it trained on."""
+    env_cfg.scene.terrain.terrain_type, env_cfg.scene.terrain.terrain_generator = "plane", None
+    env_cfg.curriculum.terrain_levels = None

@@ -14,6 +14,7 @@ from locolab.assets import ensure_robot_files
 from locolab.envs import fix_velocity_command, keep_observation_noise, noisy_observation_terms, parse_velocity_command
 from locolab.envs.mdp import hold_dynamics, parse_held_dynamics, read_back_held
 from locolab.envs.metrics import DYNAMICS_METRICS
+from locolab.envs.terrain import flat_ground as use_flat_ground
 
 from .evaluate import evaluate_policy, play_summary
 from .policy import open_policy
@@ -22,11 +23,12 @@ from .policy import open_policy
 def play(task: str, checkpoint: str | Path | None = None, run: str | Path | None = None, device: str | None = None,
          policy: str | None = None, num_envs: int | None = None, steps: int = 500, seed: int | None = None,
          video_length: int | None = None, video_path: str | Path | None = None, dynamics: list[str] = (),
-         observation_noise: bool = False, command: list[str] | None = None,
+         observation_noise: bool = False, command: list[str] | None = None, flat_ground: bool = False,
          echo: Callable[[str], None] | None = print) -> dict:
     """Play ``checkpoint`` (or ``run``'s latest) on ``task``'s ``-Play`` variant for ``steps`` steps (at least
     ``video_length`` when a video is recorded) and return the summary; ``echo`` receives the progress and episode
-    lines (None: silent). A ValueError, CheckpointError or MissingAssetError says what cannot be played."""
+    lines (None: silent); ``flat_ground`` plays a rough task on a plane. A ValueError, CheckpointError or
+    MissingAssetError says what cannot be played."""
     if video_length is not None and video_path is not None:
         check_video_path(Path(video_path))
     if video_length is not None:
@@ -42,6 +44,8 @@ def play(task: str, checkpoint: str | Path | None = None, run: str | Path | None
             fix_velocity_command(env_cfg, fixed)
         if observation_noise:
             keep_observation_noise(env_cfg)
+        if flat_ground:
+            use_flat_ground(env_cfg)
 
     total_steps = max(steps, video_length) if video_length is not None else steps
     with open_policy(checkpoint or run, task, device, requested=policy, num_envs=num_envs, seed=seed,

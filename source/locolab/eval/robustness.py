@@ -99,8 +99,14 @@ def evaluate_terrain(checkpoints: list[Path], kinds: list[str], out_dir: Path, d
                      policy: str | None = None, seconds: float | None = None) -> Path:
     """The terrain sweep (:mod:`locolab.eval.terrain_sweep`) of the checkpoints' policies, into ``out_dir``'s
     results.csv, plots/terrain.png and report.md; returns the report's path. ``seconds`` shortens the episodes."""
+    return write_terrain_report(terrain_rows(checkpoints, plan_tiles(kinds), device, seed, policy, seconds), out_dir)
+
+
+def terrain_rows(checkpoints: list[Path], tiles: list, device: str, seed: int, policy: str | None = None,
+                 seconds: float | None = None) -> list[dict]:
+    """Each policy's row per tile of ``tiles`` (:func:`~locolab.eval.terrain_sweep.plan_tiles`): success rate, falls,
+    farthest distance."""
     task, chosen = policies_to_evaluate(checkpoints, policy)
-    tiles = plan_tiles(kinds)
     env_cfg, _ = load_task_cfgs(task, device=device, seed=seed)
     prepare_terrain_env_cfg(env_cfg, tiles)
     env_cfg.episode_length_s = seconds or env_cfg.episode_length_s
@@ -119,7 +125,7 @@ def evaluate_terrain(checkpoints: list[Path], kinds: list[str], out_dir: Path, d
             lengths, fell = episode_outcomes(evaluation.episodes(), unwrapped.num_envs, unwrapped.device)
             rows += [{**row, "checkpoint": str(choice.checkpoint)}
                      for row in tile_rows(tiles, tracker.first_episode(lengths), fell, choice.label)]
-    return write_terrain_report(rows, out_dir)
+    return rows
 
 
 def _inside(value: float, bounds: tuple[float, float]) -> bool:

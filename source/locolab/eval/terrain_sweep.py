@@ -57,12 +57,15 @@ def parse_terrain_types(names: list[str] | None) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def plan_tiles(kinds: list[str], robots: int = ROBOTS_PER_TILE) -> list[TerrainTile]:
-    """One tile per (type, value), ``robots`` consecutive environments each."""
+def plan_tiles(kinds: list[str], robots: int = ROBOTS_PER_TILE, values: dict[str, tuple] | None = None
+               ) -> list[TerrainTile]:
+    """One tile per (type, value), ``robots`` consecutive environments each; ``values`` replaces some types' values
+    (a ValueError names an unknown type)."""
+    parse_terrain_types(list(kinds) + list(values or {}))
     tiles = []
     for kind in kinds:
-        for value in TERRAIN_TYPES[kind][2]:
-            tiles.append(TerrainTile(kind, value, len(tiles) * robots, (len(tiles) + 1) * robots))
+        for value in (values or {}).get(kind, TERRAIN_TYPES[kind][2]):
+            tiles.append(TerrainTile(kind, float(value), len(tiles) * robots, (len(tiles) + 1) * robots))
     return tiles
 
 

@@ -19,7 +19,11 @@ import torch
 from locolab.envs import play_variant
 from locolab.fresh_process import in_fresh_process, silence_output
 
+from locolab.runners import checkpoint_policy, read_checkpoint, resolve_checkpoint
+
 from .play import play
+from .robustness import terrain_rows
+from .terrain_sweep import plan_tiles
 from .walking_checks import WALKING_CHECKS, WalkingCheck
 
 PLAY_NUM_ENVS = 16
@@ -50,15 +54,16 @@ def in_evaluation_process(function: Callable, *args, **kwargs):
 
 
 def play_summary(checkpoint: Path, command: tuple[float, float, float], task: str, device: str,
-                 seed: int = 0, seconds: float = PLAY_SECONDS) -> dict:
-    """The summary of playing ``checkpoint`` under ``command`` (16 envs, 20 s) in its own evaluation process."""
+                 seed: int = 0, seconds: float = PLAY_SECONDS, flat_ground: bool = False) -> dict:
+    """The summary of playing ``checkpoint`` under ``command`` (16 envs, 20 s) in its own evaluation process
+    (``flat_ground``: a rough task on a plane)."""
     return in_evaluation_process(play, task, checkpoint=checkpoint, device=device, num_envs=PLAY_NUM_ENVS,
                                  steps=round(seconds / CONTROL_DT), seed=seed,
-                                 command=[str(c) for c in command], echo=None)
+                                 command=[str(c) for c in command], flat_ground=flat_ground, echo=None)
 
 
-def evaluate_walking(checkpoint: Path, task: str, device: str, seed: int = 0,
-                     plays_at_once: int = 1, seconds: float = PLAY_SECONDS) -> tuple[bool, list[dict]]:
+def evaluate_walking(checkpoint: Path, task: str, device: str, seed: int = 0, plays_at_once: int = 1,
+                     seconds: float = PLAY_SECONDS, flat_ground: bool = False) -> tuple[bool, list[dict]]:
     """Play ``checkpoint`` under the walking checks (play seed ``seed``), ``plays_at_once`` checks at a time, each in
     its own process, in their order; stop after the first group with a failure.
 
@@ -71,7 +76,8 @@ def evaluate_walking(checkpoint: Path, task: str, device: str, seed: int = 0,
         group = WALKING_CHECKS[first:first + plays_at_once]
         with ThreadPoolExecutor(len(group)) as pool:
             summaries = list(pool.map(
-                lambda check: play_summary(checkpoint, check.command, task, device, seed, seconds), group))
+                lambda check: play_summary(checkpoint, check.command, task, device, seed, seconds, flat_ground),
+                group))
         results += [check_result(check, summary) for check, summary in zip(group, summaries)]
         if any(result["failures"] for result in results):
             return False, results
@@ -83,10 +89,33 @@ def check_result(check: WalkingCheck, summary: dict) -> dict:
     return {**check.verdict(summary), **{key: summary.get("metrics", {}).get(key) for key in GAIT_METRICS}}
 
 
-def play_checks(task: str, device: str,
-                seconds: float = PLAY_SECONDS) -> Callable[[Path, int], tuple[bool, list[dict]]]:
+def terrain_checks(checkpoint: Path, device: str, seed: int, tiles: tuple, min_success: float,
+                   seconds: float = PLAY_SECONDS) -> list[dict]:
+    """The terrain sweep's ``(type, value)`` tiles played by ``checkpoint``'s acting policy (``seconds``) in an
+    evaluation process: one verdict per tile, failing under ``min_success`` of its robots crossing it."""
+    kinds = list(dict.fromkeys(kind for kind, _ in tiles))
+    values = {kind: tuple(value for other, value in tiles if other == kind) for kind in kinds}
+    checkpoint = resolve_checkpoint(checkpoint)  # a run directory: its latest
+    agent, _, acting = checkpoint_policy(read_checkpoint(checkpoint), None)  # PPO-ROA: the phase's acting policy
+    rows = in_evaluation_process(terrain_rows, [checkpoint], plan_tiles(kinds, values=values), device, seed,
+                                 acting if agent == "roa" else None, seconds)
+    return [{"check": f"terrain {row['terrain']} {row['value']:g}", "success": row["success"], "falls": row["fall"],
+             "failures": [] if row["success"] >= min_success else
+             [f"terrain {row['terrain']} {row['value']:g}: success {row['success']:.2f} not >= {min_success}"]}
+            for row in rows]
+
+
+def play_checks(task: str, device: str, seconds: float = PLAY_SECONDS, terrain_tiles: tuple = (),
+                terrain_min_success: float = 0.9) -> Callable[[Path, int], tuple[bool, list[dict]]]:
     """The walking checks on ``task``'s ``-Play`` variant as train.py's walking gate plays them (``seconds`` each), one
-    play per core (training stands still meanwhile)."""
+    play per core (training stands still meanwhile); with ``terrain_tiles`` on flat ground, then those tiles."""
     play_task = play_variant(task)
-    return lambda checkpoint, seed: evaluate_walking(checkpoint, play_task, device, seed,
-                                                     plays_at_once=os.cpu_count() or 1, seconds=seconds)
+
+    def evaluate(checkpoint: Path, seed: int) -> tuple[bool, list[dict]]:
+        walked, checks = evaluate_walking(checkpoint, play_task, device, seed, plays_at_once=os.cpu_count() or 1,
+                                          seconds=seconds, flat_ground=bool(terrain_tiles))
+        if walked and terrain_tiles:
+            checks += terrain_checks(checkpoint, device, seed, terrain_tiles, terrain_min_success, seconds)
+        return walked and not any(check["failures"] for check in checks), checks
+
+    return evaluate

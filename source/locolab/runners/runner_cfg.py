@@ -84,6 +84,11 @@ class WalkingGateCfg:
     play_seconds: float = 20.0
     """Length of each of the gate's plays: the walking checks' 20 s. Shorter judges less of a gait; the tests shorten
     it to see the gate's sequence in minutes (a play of 16 robots for 20 s takes about 150 s on a CPU)."""
+    terrain_tiles: tuple = ()
+    """Rough terrain: ``(type, value)`` tiles of the terrain sweep (:mod:`locolab.eval.terrain_sweep`) the checkpoint
+    must also cross; with any, the walking checks play on flat ground. Empty: the walking checks alone."""
+    terrain_min_success: float = 0.9
+    """Share of a tile's robots that must cross it."""
 
 
 @configclass
