@@ -121,3 +121,19 @@ def test_bad_courses_are_one_line_errors(course, message):
     with pytest.raises(ValueError, match=message) as error:
         course.check()
     assert "\n" not in str(error.value)
+
+
+@pytest.mark.parametrize("option,message", [
+    (["--terrain", "stairs", "--step_height", "0.5"],
+     "--step_height 0.5 m is over 0.3 m or --steps 5 is not whole: the Go2 trains on risers up to 0.12 m."),
+    (["--terrain", "slope", "--slope", "-0.2"], "a terrain course takes positive finite numbers, got "),
+])
+def test_sim2sim_refuses_a_bad_course_in_one_line(option, message, capsys, tmp_path):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("sim2sim_script", "scripts/sim2sim.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    assert script.main(["--policy", str(tmp_path), *option]) == 2
+    error = capsys.readouterr().err.strip()
+    assert error.startswith(f"error: {message}") and "\n" not in error
