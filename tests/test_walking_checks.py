@@ -163,7 +163,7 @@ def fake_plays(monkeypatch, failing: set[str], together: tuple[str, ...] = ()) -
     names = {check.command: check.name for check in WALKING_CHECKS}
     meeting = threading.Barrier(len(together)) if together else None
 
-    def play(checkpoint, command, task, device, seed, seconds):
+    def play(checkpoint, command, task, device, seed, seconds, flat_ground=False):
         start = time.monotonic()
         if names[command] in together:
             meeting.wait(timeout=60.0)
