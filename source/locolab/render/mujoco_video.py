@@ -53,7 +53,7 @@ import imageio.v2 as imageio  # noqa: E402
 import mujoco  # noqa: E402  (after MUJOCO_GL is set)
 import numpy as np  # noqa: E402
 
-from .terrain import TerrainHeights  # noqa: E402
+from .terrain import TerrainHeights, model_with_ground  # noqa: E402
 
 
 class MujocoVideoRecorder:
@@ -92,12 +92,9 @@ class MujocoVideoRecorder:
                 robot is then posed in world coordinates, on it) or anything else with ``add_to(spec)`` (a
                 sim-to-sim :class:`~locolab.eval.terrain_course.TerrainCourse`).
         """
-        spec = mujoco.MjSpec.from_file(str(mjcf))
-        if ground is not None:
-            ground.add_to(spec)
         self.world_frame = isinstance(ground, TerrainHeights)
         """Pose the robot at its world position (on the drawn terrain), not relative to its environment origin."""
-        self.model = spec.compile()
+        self.model = model_with_ground(mjcf, ground)
         self.model.vis.global_.offwidth = max(self.model.vis.global_.offwidth, width)
         self.model.vis.global_.offheight = max(self.model.vis.global_.offheight, height)
         self.data = mujoco.MjData(self.model)

@@ -40,6 +40,15 @@ class TerrainHeights:
             floor.pos = [0.0, 0.0, low - 1.0]
 
 
+def model_with_ground(mjcf, ground=None) -> mujoco.MjModel:
+    """The MJCF compiled with ``ground`` in it: a :class:`TerrainHeights`, anything else with ``add_to(spec)`` (a
+    sim-to-sim course), or None (its flat floor)."""
+    spec = mujoco.MjSpec.from_file(str(mjcf))
+    if ground is not None:
+        ground.add_to(spec)
+    return spec.compile()
+
+
 def newton_terrain(model) -> TerrainHeights | None:
     """The first heightfield shape of a Newton model (the rough terrain), None when it has none (flat ground)."""
     from newton import GeoType
