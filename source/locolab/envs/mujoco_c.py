@@ -82,7 +82,9 @@ class SolverMuJoCoC(SolverMuJoCo):
         writes the shape's height alone: every field rose by its depth (robots in a pit fell through, the others
         stood inside the ground). Newton's own collision pipeline, a GPU rough task's default, does not read it."""
         super()._update_geom_properties()
-        shifts = heightfield_shifts(self.model, self.mjc_geom_to_newton_shape.numpy())
+        if getattr(self, "_heightfield_shifts", None) is None:  # the shapes never change: found once
+            self._heightfield_shifts = heightfield_shifts(self.model, self.mjc_geom_to_newton_shape.numpy())
+        shifts = self._heightfield_shifts
         if shifts.any():
             positions = self.mjw_model.geom_pos.numpy()
             positions[..., 2] += shifts
@@ -167,11 +169,12 @@ class SolverMuJoCoC(SolverMuJoCo):
 def heightfield_shifts(model: Model, geom_to_shape: np.ndarray) -> np.ndarray:
     """Per world and MuJoCo geom (Newton's ``mjc_geom_to_newton_shape`` layout): its heightfield's lowest height, 0
     for a geom that is not a heightfield."""
-    types = model.shape_type.numpy()
     shifts = np.zeros(geom_to_shape.shape)
-    for index, shape in np.ndenumerate(geom_to_shape):
-        if shape >= 0 and types[shape] == int(GeoType.HFIELD):
-            shifts[index] = model.shape_source[shape].min_z
+    mapped = geom_to_shape >= 0
+    fields = np.zeros(geom_to_shape.shape, dtype=bool)
+    fields[mapped] = model.shape_type.numpy()[geom_to_shape[mapped]] == int(GeoType.HFIELD)
+    for index in zip(*np.nonzero(fields)):
+        shifts[index] = model.shape_source[geom_to_shape[index]].min_z
     return shifts
 
 
