@@ -11,8 +11,7 @@ import torch
 from conftest import probe_report
 
 from locolab.eval.terrain_report import terrain_table, write_terrain_report
-from locolab.eval.terrain_sweep import (TERRAIN_TYPES, crossed, parse_terrain_types, plan_tiles, sweep_generator,
-                                        prepare_terrain_env_cfg)
+from locolab.eval.terrain_sweep import TERRAIN_TYPES, crossed, parse_terrain_types, plan_tiles, prepare_terrain_env_cfg
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,7 @@ from locolab.runners.build import load_policy
 from .evaluate import evaluate_policy
 from .policy import checkpoint_agent, checkpoint_cfgs
 from .report import write_report
-from .sweeps import GridPoint, apply_grid, plan_grid, prepare_env_cfg, read_back, sweep_infos
+from .sweeps import DYNAMICS_EVENT, GridPoint, apply_grid, plan_grid, prepare_env_cfg, read_back, sweep_infos
 from .terrain_report import write_terrain_report
 from .terrain_sweep import DistanceTracker, episode_outcomes, plan_tiles, prepare_terrain_env_cfg, tile_rows
 
@@ -116,7 +116,7 @@ def terrain_rows(checkpoints: list[Path], tiles: list, device: str, seed: int, p
         for choice in chosen:
             _, agent_cfg = checkpoint_cfgs(task, choice.agent, choice.phase, device)
             runner, actor = load_policy(env, agent_cfg, choice.checkpoint, choice.policy)
-            unwrapped.event_manager.get_term_cfg("dynamics").func.range_scale = 0.0  # the mid-range robot
+            unwrapped.event_manager.get_term_cfg(DYNAMICS_EVENT).func.range_scale = 0.0  # the mid-range robot
             print(f"[LocoLab] Terrain sweep of {choice.label} ({choice.checkpoint}): {len(tiles)} tiles x "
                   f"{tiles[0].stop} robots, {int(unwrapped.max_episode_length)} steps", flush=True)
             tracker = DistanceTracker(unwrapped)
