@@ -6,9 +6,9 @@ physics, the reward shaping and the curricula; ``scripts/train.py`` picks them b
 Each value was measured on 2 cores: docs/measurements/cpu_profile.md has the runs behind it.
 
 The agents did not train on one environment: PPO and its GRU on :class:`LocoLabGo2FlatEnvCfg_CPU`, SAC without the
-noise-free share, the PPO-ROA teacher with PPO's turn-in-place commands but without its gait reward (the teacher
-bounds; with the feet's torsional friction a teacher that rarely met an in-place turn command could not be trusted to
-turn), its student on arcsine dynamics draws. Each is a registered task (``tasks/__init__.py``).
+noise-free share, the PPO-ROA teacher without the noise-free share (since 2026-12-03 with PPO's turn-in-place commands
+and gait reward: with the sim-to-real effects the bounding teacher turned but walked forward at 0.28-0.34 m/s), its
+student on arcsine dynamics draws. Each is a registered task (``tasks/__init__.py``).
 """
 
 from __future__ import annotations
@@ -104,20 +104,12 @@ class CpuTerrainCfg:
 
 
 @configclass
-class TurnInPlaceCfg:
-    """Mixin: a share of commands that ask to turn in place (every agent)."""
+class TurnAndTrotCfg:
+    """Mixin: a share of commands that ask to turn in place, and the trot gait reward (every agent)."""
 
     def __post_init__(self):
         super().__post_init__()
         self.commands.base_velocity.rel_turn_in_place_envs = TURN_IN_PLACE_ENVS
-
-
-@configclass
-class TurnAndTrotCfg(TurnInPlaceCfg):
-    """Mixin: turning-in-place commands and the trot gait reward (PPO, its GRU and SAC)."""
-
-    def __post_init__(self):
-        super().__post_init__()
         setattr(self.rewards, TROT_GAIT_TERM, trot_gait(TROT_GAIT["weight"], TROT_GAIT["std"]))
 
 
@@ -150,7 +142,7 @@ class LocoLabGo2FlatSacEnvCfg_CPU(TurnAndTrotCfg, CpuTrainingCfg, LocoLabGo2Flat
 
 
 @configclass
-class LocoLabGo2FlatRoaEnvCfg_CPU(TurnInPlaceCfg, CpuTrainingCfg, LocoLabGo2FlatEnvCfg):
+class LocoLabGo2FlatRoaEnvCfg_CPU(TurnAndTrotCfg, CpuTrainingCfg, LocoLabGo2FlatEnvCfg):
     """The PPO-ROA teacher's CPU training on flat ground."""
 
 
@@ -176,7 +168,7 @@ class LocoLabGo2RoughSacEnvCfg_CPU(TurnAndTrotCfg, CpuTerrainCfg, CpuTrainingCfg
 
 
 @configclass
-class LocoLabGo2RoughRoaEnvCfg_CPU(TurnInPlaceCfg, CpuTerrainCfg, CpuTrainingCfg, LocoLabGo2RoughEnvCfg):
+class LocoLabGo2RoughRoaEnvCfg_CPU(TurnAndTrotCfg, CpuTerrainCfg, CpuTrainingCfg, LocoLabGo2RoughEnvCfg):
     """The PPO-ROA teacher's CPU training on rough terrain."""
 
 

@@ -87,8 +87,8 @@ def test_ppos_cpu_variant_sets_physics_robots_rewards_and_ppo_and_keeps_the_cont
 
 
 @pytest.mark.parametrize(("agent", "phase", "trot", "noise_free"), [
-    ("ppo_rnn", "train", True, True), ("sac", "train", True, False), ("roa", "train", False, False),
-    ("roa", "finetune", False, False)])
+    ("ppo_rnn", "train", True, True), ("sac", "train", True, False), ("roa", "train", True, False),
+    ("roa", "finetune", True, False)])
 def test_each_agent_trains_on_the_environment_its_recipe_was_measured_on(agent, phase, trot, noise_free):
     env_cfg, agent_cfg = cpu_configs(agent, phase)
     assert env_cfg.physics_engine == "mujoco_c" and env_cfg.scene.num_envs == cpu_env.CPU_NUM_ENVS

@@ -135,8 +135,8 @@ def test_the_ppo_roa_teachers_and_students_cpu_settings_are_the_documented_numbe
     assert (algorithm.desired_kl, teacher.max_iterations, teacher.symmetry_until) == (0.01, 700, 650)
     assert (algorithm.latent_dim, algorithm.reg_lambda_max, tuple(algorithm.reg_lambda_window)) == (16, 0.1, (200, 600))
     assert (teacher.walking_gate.extra_iterations, teacher.walking_gate.chunk) == (500, 50)
-    # PPO-ROA's teacher meets PPO's turn-in-place commands (since 2026-12-03), not its gait reward
-    assert env.commands.base_velocity.rel_turn_in_place_envs == 0.2 and getattr(env.rewards, "trot_gait", None) is None
+    # PPO-ROA's teacher meets PPO's turn-in-place commands and gait reward (since 2026-12-03)
+    assert env.commands.base_velocity.rel_turn_in_place_envs == 0.2 and env.rewards.trot_gait.weight == 2.0
     env, student = cpu_cfgs("roa", "finetune")
     algorithm = student.algorithm
     assert (student.max_iterations, student.symmetry_until) == (300, 150)

@@ -61,12 +61,12 @@ def plot_sweep(rows: list[dict], info: SweepInfo, path: Path) -> Path:
     import matplotlib.pyplot as plt
 
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    policies = _policies(rows)
+    names = policies(rows)
     rows = [row for row in rows if row["sweep"] == info.name]
     figure, axes = plt.subplots(1, 3, figsize=(15, 4.5), dpi=100)
     for ax, (metric, label) in zip(axes, PANELS):
         ax.axvspan(*info.training_range, color="lightgrey", alpha=0.6, label="training range")
-        for index, policy in enumerate(policies):
+        for index, policy in enumerate(names):
             points = sorted(((row["value_read_back"], row[metric]) for row in rows if row["policy"] == policy),
                             key=lambda point: point[0])
             if points:
@@ -89,7 +89,7 @@ def summary_table(rows: list[dict], sweeps: dict[str, SweepInfo]) -> list[dict]:
     without one), which shows what a student loses by not seeing the privileged state."""
     rows = [row for row in rows if row["sweep"] in sweeps]
     table = []
-    for policy in _policies(rows):
+    for policy in policies(rows):
         own = [row for row in rows if row["policy"] == policy]
         inside = [row for row in own if row["in_training_range"]]
         table.append({"policy": policy,
@@ -100,7 +100,7 @@ def summary_table(rows: list[dict], sweeps: dict[str, SweepInfo]) -> list[dict]:
                       "falls_at": _falls_at(own, sweeps)})
     returns = {entry["policy"]: entry["return_in_range"] for entry in table}
     for entry in table:
-        teacher = _teacher_of(entry["policy"], rows)
+        teacher = teacher_of(entry["policy"], rows)
         reference = returns[teacher] if teacher is not None else math.nan
         entry["return_vs_teacher"] = entry["return_in_range"] / reference if reference != 0 else math.nan
     return table
@@ -111,7 +111,7 @@ def out_of_distribution_falls(rows: list[dict], points: dict[str, float]) -> dic
     given (sweeps without rows are skipped): one number that ranks policies beyond their training ranges."""
     nearest = {sweep: _nearest(rows, sweep, target) for sweep, target in points.items()}
     chosen = [row for row in rows if row["sweep"] in nearest and row["value"] == nearest[row["sweep"]]]
-    return {policy: _mean(row["fall"] for row in chosen if row["policy"] == policy) for policy in _policies(rows)}
+    return {policy: _mean(row["fall"] for row in chosen if row["policy"] == policy) for policy in policies(rows)}
 
 
 def write_report(rows: list[dict], sweeps: dict[str, SweepInfo], out_dir: Path,
@@ -122,13 +122,13 @@ def write_report(rows: list[dict], sweeps: dict[str, SweepInfo], out_dir: Path,
     present = [name for name in sweeps if any(row["sweep"] == name for row in rows)]
     checkpoints = dict.fromkeys((row["policy"], row["checkpoint"]) for row in rows)
     lines = [f"# {title}", "", "Policies: " + "; ".join(f"{policy} (`{path}`)" for policy, path in checkpoints) + ".",
-             "", "## Summary", "", *_markdown_table(summary_table(rows, sweeps)), "", "## Out of distribution", ""]
+             "", "## Summary", "", *markdown_table(summary_table(rows, sweeps)), "", "## Out of distribution", ""]
     points = {name: _nearest(rows, name, value) for name, value in OOD_POINTS.items() if name in present}
     if points:
         falls = out_of_distribution_falls(rows, points)
         at = ", ".join(f"{name} {value:g}" for name, value in points.items())
         lines += [f"Mean fall rate at {at}.", "",
-                  *_markdown_table([{"policy": policy, "fall_rate": fall} for policy, fall in falls.items()])]
+                  *markdown_table([{"policy": policy, "fall_rate": fall} for policy, fall in falls.items()])]
     else:
         lines.append("No friction, payload or motor sweep in this evaluation.")
     for name in present:
@@ -137,7 +137,7 @@ def write_report(rows: list[dict], sweeps: dict[str, SweepInfo], out_dir: Path,
         low, high = info.training_range
         lines += ["", f"## {name}", "", f"![{name}](plots/{name}.png)", "",
                   f"x: {info.label}; training range {low:g} to {high:g} (shaded).", "",
-                  *_markdown_table([{key: row[key] for key in SWEEP_TABLE_COLUMNS}
+                  *markdown_table([{key: row[key] for key in SWEEP_TABLE_COLUMNS}
                                     for row in rows if row["sweep"] == name])]
     path = out_dir / "report.md"
     path.write_text("\n".join(lines) + "\n")
@@ -154,7 +154,8 @@ def _parse(key: str, text: str):
     return bool(int(text)) if key in BOOL_COLUMNS else float(text)
 
 
-def _policies(rows: list[dict]) -> list[str]:
+def policies(rows: list[dict]) -> list[str]:
+    """The policies in ``rows``, in the order they first appear."""
     return list(dict.fromkeys(row["policy"] for row in rows))
 
 
@@ -178,7 +179,7 @@ def _falls_at(rows: list[dict], sweeps: dict[str, SweepInfo]) -> str:
     return "; ".join(parts) or "never"
 
 
-def _teacher_of(policy: str, rows: list[dict]) -> str | None:
+def teacher_of(policy: str, rows: list[dict]) -> str | None:
     """The teacher from ``policy``'s checkpoint, else the first teacher (labels may carry a " #n" suffix)."""
     checkpoint = {row["policy"]: row["checkpoint"] for row in rows}
     teachers = [name for name in checkpoint if name.split(" #")[0].endswith("teacher")]
@@ -186,7 +187,8 @@ def _teacher_of(policy: str, rows: list[dict]) -> str | None:
     return (same or teachers or [None])[0]
 
 
-def _markdown_table(entries: list[dict]) -> list[str]:
+def markdown_table(entries: list[dict]) -> list[str]:
+    """``entries`` (dicts with the same keys) as the lines of a Markdown table."""
     columns = list(entries[0])
     lines = ["| " + " | ".join(columns) + " |", "|" + " --- |" * len(columns)]
     return lines + ["| " + " | ".join(_format(entry[column]) for column in columns) + " |" for entry in entries]

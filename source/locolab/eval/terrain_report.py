@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .report import _markdown_table, _policies, _teacher_of, write_results_csv
+from .report import markdown_table, policies, teacher_of, write_results_csv
 from .terrain_sweep import SUCCESS_DISTANCE, TERRAIN_TYPES
 
 AXIS = {"step_height_range": "riser [m]", "slope_range": "rise over run", "grid_height_range": "box height [m]",
@@ -22,7 +22,7 @@ def plot_terrain(rows: list[dict], path: Path) -> Path:
     kinds = list(dict.fromkeys(row["terrain"] for row in rows))
     figure, axes = plt.subplots(1, len(kinds), figsize=(3 * len(kinds), 3.2), squeeze=False)
     for axis, kind in zip(axes[0], kinds):
-        for policy in _policies(rows):
+        for policy in policies(rows):
             own = sorted((row["value"], row["success"]) for row in rows if row["terrain"] == kind
                          and row["policy"] == policy)
             axis.plot([value for value, _ in own], [success for _, success in own], marker="o", label=policy)
@@ -46,7 +46,7 @@ def terrain_table(rows: list[dict]) -> list[dict]:
         at = {row["policy"]: row for row in rows if row["terrain"] == kind and row["value"] == value}
         for policy, row in at.items():
             entry[f"{policy} success"] = row["success"]
-            teacher = _teacher_of(policy, rows)
+            teacher = teacher_of(policy, rows)
             if policy.split(" #")[0].endswith("student") and teacher in at:
                 reference = at[teacher]["success"]
                 entry[f"{policy} / teacher"] = row["success"] / reference if reference > 0 else float("nan")
@@ -63,7 +63,7 @@ def write_terrain_report(rows: list[dict], out_dir: Path) -> Path:
              "Policies: " + "; ".join(f"{policy} (`{path}`)" for policy, path in checkpoints) + ".", "",
              f"Each tile: {int(rows[0]['episodes'])} robots commanded 0.5 m/s forward from its centre; success: at "
              f"least {SUCCESS_DISTANCE:g} m from the centre without a fall.", "", "![terrain](plots/terrain.png)", "",
-             *_markdown_table(terrain_table(rows))]
+             *markdown_table(terrain_table(rows))]
     path = out_dir / "report.md"
     path.write_text("\n".join(lines) + "\n")
     return path
