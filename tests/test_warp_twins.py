@@ -8,6 +8,8 @@ the noise's range.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import torch
 
@@ -86,3 +88,95 @@ def test_every_warp_twin_gives_its_torch_terms_values():
     assert np.abs(drifts).max() <= 0.05 + 1e-6 and np.abs(drifts[-1]).max() > 1e-3
     assert np.abs(np.diff(drifts, axis=0)).max() < 0.01
 
+
+
+def command_twin_differences(num_envs: int = 8, steps: int = 60, draws: int = 400) -> dict:
+    """The velocity command's twin against the torch term on the same state at every step of a randomised run (heading
+    control and standing, the tracking errors, the episode metrics at a reset), then its own draws' statistics."""
+    import warp as wp
+    from isaaclab_rl.rsl_rl import RslRlVecEnvWrapper
+
+    from locolab.envs import load_task_cfgs, open_env
+    from locolab.envs.mdp.warp_command import TurnInPlaceVelocityCommandWarp
+    from locolab.tasks import cpu_variant
+
+    env_cfg, _ = load_task_cfgs(cpu_variant(TASK, "ppo", "train"), num_envs=num_envs, device="cpu", seed=7)
+    generator = torch.Generator().manual_seed(3)
+    largest = {"command": 0.0, "error_sums": 0.0, "episode_metrics": 0.0}
+    seen = {"heading_controlled": 0, "standing": 0, "wrapped": 0}
+    with open_env(TASK, env_cfg) as env, torch.inference_mode():
+        vec, unwrapped = RslRlVecEnvWrapper(env), env.unwrapped
+        # the Warp env's per-environment generators, which the stable env does not have
+        unwrapped.rng_state_wp = wp.array(np.arange(1, num_envs + 1, dtype=np.uint32), device="cpu")
+        term = unwrapped.command_manager.get_term("base_velocity")
+        twin = TurnInPlaceVelocityCommandWarp(term.cfg, unwrapped)
+        state_names = ("vel_command_b", "heading_target", "is_heading_env", "is_standing_env", "_error_xy_sum",
+                       "_error_yaw_sum", "_step_count", "time_left")
+        mask = torch.arange(num_envs) % 2 == 0
+        for step in range(steps):
+            vec.step(1.5 * torch.randn(num_envs, vec.num_actions, generator=generator))
+            saved = {name: getattr(term, name).clone() for name in state_names}
+            # every branch each step: one robot standing, one heading-controlled with an error past pi (the wrap)
+            standing, steered = step % num_envs, (step + 1) % num_envs
+            term.is_standing_env[standing] = True
+            term.is_heading_env[steered], term.is_standing_env[steered] = True, False
+            term.heading_target[steered] = term.robot.data.heading_w.torch[steered] + 4.0
+            for name, twin_name in (("vel_command_b", "vel_command_b"), ("heading_target", "heading_target"),
+                                    ("is_heading_env", "is_heading_env"), ("is_standing_env", "is_standing_env"),
+                                    ("_error_xy_sum", "error_xy_sum"), ("_error_yaw_sum", "error_yaw_sum"),
+                                    ("_step_count", "step_count")):
+                wp.to_torch(getattr(twin, twin_name)).copy_(getattr(term, name))
+            term._update_metrics()
+            twin._update_metrics()
+            largest["error_sums"] = max(largest["error_sums"], *(
+                float((wp.to_torch(getattr(twin, name)) - getattr(term, "_" + name)).abs().max())
+                for name in ("error_xy_sum", "error_yaw_sum", "step_count")))
+            term._update_command()
+            twin._update_command()
+            largest["command"] = max(largest["command"],
+                                     float((wp.to_torch(twin.vel_command_b) - term.vel_command_b).abs().max()))
+            heading_error = term.heading_target - term.robot.data.heading_w.torch
+            seen["heading_controlled"] += int((term.is_heading_env & ~term.is_standing_env).sum())
+            seen["wrapped"] += int((term.is_heading_env & (heading_error.abs() > math.pi)).sum())
+            seen["standing"] += int(term.is_standing_env.sum())
+            expected = {name: term.metrics[name].clone() for name in ("error_vel_xy", "error_vel_yaw", "success_rate")}
+            extras = term.reset(torch.nonzero(mask).squeeze(1))
+            twin_extras = twin.reset(env_mask=wp.array(mask.numpy(), dtype=wp.bool, device="cpu"))
+            largest["episode_metrics"] = max(largest["episode_metrics"], *(
+                abs(float(twin_extras[name]) - float(extras.get(name, unwrapped.extras["log"].get(
+                    "Metrics/" + name, float("nan"))))) for name in expected))
+            for name, value in saved.items():  # the torch term goes on as if nothing had been asked of it
+                getattr(term, name).copy_(value)
+        # the twin's draws: ``draws`` resamples of every environment
+        everything = wp.array(np.ones(num_envs, dtype=bool), dtype=wp.bool, device="cpu")
+        rows, flags = [], []
+        for _ in range(draws):
+            twin._resample_command(everything)
+            rows.append(wp.to_torch(twin.vel_command_b).clone())
+            flags.append(torch.stack([wp.to_torch(getattr(twin, name)).clone() for name in (
+                "is_turn_in_place_env", "is_heading_env", "is_standing_env")], dim=1))
+        cfg = term.cfg
+    rows, flags = torch.cat(rows), torch.cat(flags)
+    turning = flags[:, 0]
+    return {"largest": largest, "seen": seen, "turning_share": float(turning.float().mean()),
+            "turning_linear": float(rows[turning, :2].abs().max()),
+            "turning_flags": int((flags[turning, 1] | flags[turning, 2]).sum()),
+            "heading_share": float(flags[~turning, 1].float().mean()),
+            "standing_share": float(flags[~turning, 2].float().mean()),
+            "low": rows.min(dim=0).values.tolist(), "high": rows.max(dim=0).values.tolist(),
+            "ranges": [list(cfg.ranges.lin_vel_x), list(cfg.ranges.lin_vel_y), list(cfg.ranges.ang_vel_z)],
+            "expected_shares": [cfg.rel_turn_in_place_envs, cfg.rel_heading_envs, cfg.rel_standing_envs]}
+
+
+def test_the_velocity_commands_warp_twin_gives_its_torch_terms_values_and_draws():
+    result = in_fresh_process(command_twin_differences)
+    for name, difference in result["largest"].items():
+        assert difference < 1e-5, (name, difference)
+    # heading control, standing and a heading error past pi (the wrap) were all compared
+    assert min(result["seen"].values()) > 0, result["seen"]
+    turn, heading, standing = result["expected_shares"]
+    assert turn > 0 and abs(result["turning_share"] - turn) < 0.05  # 3200 draws: 5 standard deviations
+    assert result["turning_linear"] == 0.0 and result["turning_flags"] == 0
+    assert abs(result["heading_share"] - heading) < 0.05 and abs(result["standing_share"] - standing) < 0.05
+    for low, high, (lower, upper) in zip(result["low"], result["high"], result["ranges"]):
+        assert lower <= low < lower + 0.05 * (upper - lower) and upper - 0.05 * (upper - lower) < high <= upper

@@ -6,8 +6,8 @@ with a forward and a sideways speed from [-1, 1] m/s each. A command to turn at 
 of the CPU recipe (900 iterations) stood under ``play.py --command 0 0 1`` (0.00 rad/s) while it tracked the
 combined commands of training to 0.19-0.23 rad/s; the PPO policy of the same recipe happened to learn it. With a
 tenth of the commands turning in place the teacher turned at 0.29 rad/s at iteration 750 and stood again at 899
-(0.06 rad/s), so the LocoLab tasks leave it off (``rel_turn_in_place_envs``, an override away); the CPU profile
-turns it on for PPO (``CpuProfileCfg.turn_in_place_envs``), where it was measured to help.
+(0.06 rad/s), so the LocoLab tasks leave it off (``rel_turn_in_place_envs``, an override away); the CPU tasks
+turn it on for every agent (``tasks/go2_velocity_cpu_env_cfg.py``: ``TURN_IN_PLACE_ENVS``).
 """
 
 from __future__ import annotations

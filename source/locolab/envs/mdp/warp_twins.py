@@ -6,7 +6,7 @@ conventions: a function ``func(env, out, **params) -> None`` (a class for a term
 manager's preallocated ``out`` warp array with one launch, reading its inputs as zero-copy warp views of Isaac Lab's
 buffers; a noise function changes ``data`` in place. The views and the feet's index array are made per call:
 caching them for a captured CUDA graph is left to the GPU work that registers these twins. :data:`WARP_TWINS` maps
-each torch term to its twin. On a CPU the torch terms stay the default; ``tests/test_warp_twins.py`` holds every
+each torch term to its twin (the velocity command's is in :mod:`.warp_command`). On a CPU the torch terms stay the default; ``tests/test_warp_twins.py`` holds every
 twin to its torch term over a randomised run (same values; the noise by its distribution, since Warp's generator
 is not torch's).
 """
@@ -19,8 +19,10 @@ from isaaclab.managers import ManagerTermBase, RewardTermCfg, SceneEntityCfg
 from isaaclab_tasks.contrib.velocity.config.spot.mdp import GaitReward
 
 from locolab.envs.observation_noise import noise_free_count, uniform_noise_but_first
+from locolab.envs.turn_in_place_command import TurnInPlaceVelocityCommand
 
 from . import observations
+from .warp_command import TurnInPlaceVelocityCommandWarp
 
 
 def _warp_view(tensor: torch.Tensor) -> wp.array:
@@ -187,5 +189,6 @@ class gyro_with_bias(ManagerTermBase):  # noqa: N801
 
 WARP_TWINS = {observations.feet_contact: feet_contact, observations.dynamics_params: dynamics_params,
               observations.gyro_with_bias: gyro_with_bias, GaitReward: trot_gait_reward,
-              uniform_noise_but_first: uniform_noise_but_first_warp}
+              uniform_noise_but_first: uniform_noise_but_first_warp,
+              TurnInPlaceVelocityCommand: TurnInPlaceVelocityCommandWarp}
 """LocoLab's torch terms and their Warp twins."""
