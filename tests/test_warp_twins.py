@@ -1,9 +1,10 @@
-"""Every Warp twin of a LocoLab term (locolab.envs.mdp.warp_twins) gives its torch term's values, on the CPU.
+"""Every Warp twin of a LocoLab term (locolab.envs.mdp.warp_twins and warp_command, locolab.envs.warp_metrics) gives
+its torch counterpart's values, on the CPU.
 
-One run of the PPO CPU task (8 randomised, pushed robots, violent random actions, falls and resets): at each of 60
-steps every twin writes into its own warp buffer, beside the torch term on the same state. The noise twin is held to
-its term's distribution (Warp's generator is not torch's): the noise-free rows untouched, the others moved within
-the noise's range.
+Runs of the PPO CPU task (8 randomised, pushed robots, violent random actions, falls and resets): at each of 60 steps
+every twin writes into its own warp buffer, beside the torch term on the same state. Draws are held to their term's
+law (Warp's generator is not torch's): the noise-free rows untouched and the others moved within the noise's range;
+the command's turning, heading and standing shares and its ranges.
 """
 
 from __future__ import annotations
@@ -180,3 +181,48 @@ def test_the_velocity_commands_warp_twin_gives_its_torch_terms_values_and_draws(
     assert abs(result["heading_share"] - heading) < 0.05 and abs(result["standing_share"] - standing) < 0.05
     for low, high, (lower, upper) in zip(result["low"], result["high"], result["ranges"]):
         assert lower <= low < lower + 0.05 * (upper - lower) and upper - 0.05 * (upper - lower) < high <= upper
+
+
+def metrics_twin_differences(num_envs: int = 8, steps: int = 60) -> dict:
+    """The per-step metric table of the Warp twin against the torch path's over a randomised run, per column."""
+    import warp as wp
+    from isaaclab_rl.rsl_rl import RslRlVecEnvWrapper
+
+    from locolab.envs import load_task_cfgs, open_env
+    from locolab.envs.metrics import MetricTermCfg, metric_terms, step_metric_values
+    from locolab.envs.warp_metrics import WarpStepMetrics
+    from locolab.tasks import cpu_variant
+
+    env_cfg, _ = load_task_cfgs(cpu_variant(TASK, "ppo", "train"), num_envs=num_envs, device="cpu", seed=11)
+    generator = torch.Generator().manual_seed(4)
+    with open_env(TASK, env_cfg) as env, torch.inference_mode():
+        vec, unwrapped = RslRlVecEnvWrapper(env), env.unwrapped
+        terms = metric_terms(unwrapped)
+        twin = WarpStepMetrics(unwrapped, terms)
+        dynamics = unwrapped.event_manager.get_term_cfg("dynamics").func
+        largest = torch.zeros(len(terms))
+        nonzero = torch.zeros(len(terms), dtype=torch.bool)
+        for _ in range(steps):
+            vec.step(1.5 * torch.randn(num_envs, vec.num_actions, generator=generator))
+            # the robustness curriculum starts at the nominal robot: give the dynamics record values of its own
+            dynamics.values.copy_(torch.rand(dynamics.values.shape, generator=generator))
+            expected = step_metric_values(unwrapped, terms)
+            largest = torch.maximum(largest, (wp.to_torch(twin(unwrapped)) - expected).abs().amax(dim=0))
+            nonzero |= (expected != 0).any(dim=0)
+        try:
+            WarpStepMetrics(unwrapped, {**terms, "height": MetricTermCfg(func=lambda env: env.reward_buf)})
+            error = ""
+        except ValueError as caught:
+            error = str(caught)
+    return {"largest": dict(zip(terms, largest.tolist())), "nonzero": dict(zip(terms, nonzero.tolist())),
+            "error": error}
+
+
+def test_the_episode_metrics_warp_twin_gives_the_torch_paths_table():
+    result = in_fresh_process(metrics_twin_differences)
+    assert len(result["largest"]) > 20  # the velocity metrics, the robot's dynamics and every reward term
+    for name, difference in result["largest"].items():
+        assert difference < 1e-5, (name, difference)
+    zero = [name for name, seen in result["nonzero"].items() if not seen]
+    assert set(zero) <= {"time_out", "reward/dof_pos_limits"}, zero  # every other column was exercised
+    assert result["error"].startswith("metric 'height' (<lambda>) has no Warp twin") and "\n" not in result["error"]
