@@ -114,18 +114,20 @@ class TurnInPlaceVelocityCommandWarp(CommandTerm):
         if cfg.heading_command and cfg.ranges.heading is None:
             raise ValueError("heading_command=True needs ranges.heading: set it or turn heading commands off")
         self.robot = env.scene[cfg.asset_name]
-        zeros = lambda *shape, dtype=wp.float32: wp.zeros(shape, dtype=dtype, device=self.device)  # noqa: E731
-        self.vel_command_b = zeros(self.num_envs, 3)
-        self.heading_target = zeros(self.num_envs)
-        self.is_heading_env = zeros(self.num_envs, dtype=wp.bool)
-        self.is_standing_env = zeros(self.num_envs, dtype=wp.bool)
-        self.is_turn_in_place_env = zeros(self.num_envs, dtype=wp.bool)
-        self.error_xy_sum, self.error_yaw_sum, self.step_count = (zeros(self.num_envs) for _ in range(3))
-        self.metrics = {name: zeros(self.num_envs) for name in ("error_vel_xy", "error_vel_yaw", "success_rate")}
+        n = self.num_envs
+        self.vel_command_b = self._zeros(n, 3)
+        self.heading_target = self._zeros(n)
+        self.is_heading_env, self.is_standing_env, self.is_turn_in_place_env = (self._zeros(n, dtype=wp.bool)
+                                                                               for _ in range(3))
+        self.error_xy_sum, self.error_yaw_sum, self.step_count = (self._zeros(n) for _ in range(3))
+        self.metrics = {name: self._zeros(n) for name in ("error_vel_xy", "error_vel_yaw", "success_rate")}
         ranges = cfg.ranges
         self._ranges = wp.array([*ranges.lin_vel_x, *ranges.lin_vel_y, *ranges.ang_vel_z,
                                  *(ranges.heading or (-math.pi, math.pi))], dtype=float, device=self.device)
         self._prepare_reset_extras()
+
+    def _zeros(self, *shape: int, dtype=wp.float32) -> wp.array:
+        return wp.zeros(shape, dtype=dtype, device=self.device)
 
     @property
     def command(self) -> wp.array:
