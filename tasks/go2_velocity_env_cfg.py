@@ -50,6 +50,11 @@ PUSH_VELOCITY = {"x": (-0.5, 0.5), "y": (-0.5, 0.5)}
 TURN_IN_PLACE_ENVS = 0.0
 """Fraction of velocity commands that ask for turning in place: off, since at 0.1 it did not make the PPO-ROA teacher
 turn in place (measured: :mod:`locolab.envs.mdp.commands`), and the PPO recipe's verification ran without it."""
+EXTRA_SOLVER_ROWS = 6 * 4 + 2 * 12
+"""Constraint rows a world needs beyond its contacts' condim-3 cones (4 rows each, pyramidal): the feet's condim-6
+cones (6 more each) and a friction-loss and a limit row per joint. MuJoCo C's rows are copied into MuJoCo-Warp's
+``njmax``-sized buffers; Isaac Lab's Go2 holds 65, sized for neither effect, and the PPO-ROA teacher with the
+sim-to-real effects crashed at iteration 304 on a fallen robot's 76 rows (2026-12-03)."""
 HISTORY_LENGTH = 50
 """Steps of the proprioceptive history (``policy`` observations, oldest first) that ROA's adaptation module reads:
 1 s at 50 Hz."""
@@ -207,6 +212,11 @@ def use_locolab_go2(cfg) -> None:
     cfg.commands.base_velocity = locolab_mdp.with_turn_in_place(cfg.commands.base_velocity, TURN_IN_PLACE_ENVS)
     cfg.commands.base_velocity.debug_vis = False
     cfg.rewards.base_height_l2.params["target_height"] = GO2_SPEC.standing_height()
+    physics = cfg.sim.physics  # a preset until resolved: its MuJoCo-Warp choices, each its own copy
+    for choice in (physics, getattr(physics, "newton_mjwarp", None), getattr(physics, "default", None)):
+        solver = getattr(choice, "solver_cfg", None)
+        if hasattr(solver, "njmax"):
+            solver.njmax = max(solver.njmax, 4 * solver.nconmax + EXTRA_SOLVER_ROWS)
 
 
 def use_play_mode(cfg) -> None:

@@ -618,3 +618,14 @@ def test_policy_json_records_every_documented_field_with_the_documented_values(t
     assert set(meta["versions"]) >= {"locolab", "torch", "isaaclab", "rsl-rl-lib", "onnxruntime"}
     assert [tuple(pair) for pair in meta["joint_pos_limits"]] == [
         pytest.approx((GO2_SPEC.joint(n[:2], n[3:-6]).lower, GO2_SPEC.joint(n[:2], n[3:-6]).upper)) for n in names]
+
+
+@pytest.mark.parametrize(("configs", "agent", "task"), [
+    (cpu_cfgs, "ppo", FLAT), (cpu_cfgs, "roa", FLAT), (gpu_cfgs, "ppo", FLAT), (cpu_cfgs, "ppo", ROUGH)])
+def test_the_solvers_row_capacity_holds_a_fallen_robot_with_every_sim_to_real_effect(configs, agent, task):
+    """MuJoCo C's constraint rows are copied into MuJoCo-Warp's njmax-sized buffers (and MuJoCo-Warp drops rows past
+    it): every contact the world may hold at a pyramidal condim-3 cone's 4 rows, the feet's condim-6 cones 6 more
+    each, and a friction-loss and a limit row per joint. Isaac Lab's Go2 holds 65; a teacher crashed at 76."""
+    env, _ = configs(agent, task=task)
+    solver = env.sim.physics.solver_cfg
+    assert solver.njmax >= 4 * solver.nconmax + 6 * 4 + 2 * 12, (solver.njmax, solver.nconmax)
