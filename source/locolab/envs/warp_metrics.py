@@ -12,21 +12,14 @@ from __future__ import annotations
 import warp as wp
 
 from . import metrics
+from .mdp.warp_twins import warp_view
 
+_REWARD, _DYNAMICS = 14, 15
 _CODES = {metrics.lin_vel_error: 0, metrics.ang_vel_error: 1, metrics.base_vel_x: 2, metrics.base_vel_y: 3,
           metrics.base_yaw_rate: 4, metrics.speed: 5, metrics.command_x: 6, metrics.command_y: 7,
           metrics.command_yaw_rate: 8, metrics.touchdown_rate: 9, metrics.diagonal_contact_agreement: 10,
           metrics.lateral_contact_agreement: 11, metrics.fall: 12, metrics.time_out: 13,
-          **{getattr(metrics, name): 15 for name in metrics.DYNAMICS_METRICS}}
-_REWARD = 14
-_DYNAMICS = 15
-
-
-def _view(tensor) -> wp.array:
-    """A zero-copy Warp view of an Isaac Lab buffer (its own Warp array when it has one)."""
-    if hasattr(tensor, "warp"):
-        return tensor.warp
-    return wp.from_torch(tensor.contiguous())
+          **{getattr(metrics, name): _DYNAMICS for name in metrics.DYNAMICS_METRICS}}
 
 
 @wp.func
@@ -131,12 +124,13 @@ class WarpStepMetrics:
         """The step's [N, M] metric values (this object's buffer, overwritten by the next call)."""
         robot = env.scene["robot"].data
         terminations = self._terminations
-        dynamics = _view(self._dynamics.values) if self._dynamics is not None else self._no_dynamics
+        dynamics = warp_view(self._dynamics.values) if self._dynamics is not None else self._no_dynamics
         wp.launch(_metrics_kernel, dim=self.out.shape, device=self.out.device, inputs=[
-            self._codes, self._first, self._count, _view(env.command_manager.get_command("base_velocity")),
+            self._codes, self._first, self._count, warp_view(env.command_manager.get_command("base_velocity")),
             robot.root_lin_vel_b.warp, robot.root_ang_vel_b.warp,
-            _view(self._sensor.data.current_contact_time), _view(self._sensor.compute_first_contact(env.step_dt)),
-            self._feet, _view(terminations.terminated), _view(terminations._term_dones), self._fall_term,
-            _view(terminations.time_outs),
-            _view(env.reward_manager._step_reward), dynamics, float(env.step_dt), self.out])
+            warp_view(self._sensor.data.current_contact_time),
+            warp_view(self._sensor.compute_first_contact(env.step_dt)),
+            self._feet, warp_view(terminations.terminated), warp_view(terminations._term_dones), self._fall_term,
+            warp_view(terminations.time_outs),
+            warp_view(env.reward_manager._step_reward), dynamics, float(env.step_dt), self.out])
         return self.out

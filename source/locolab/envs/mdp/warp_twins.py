@@ -6,9 +6,9 @@ conventions: a function ``func(env, out, **params) -> None`` (a class for a term
 manager's preallocated ``out`` warp array with one launch, reading its inputs as zero-copy warp views of Isaac Lab's
 buffers; a noise function changes ``data`` in place. The views and the feet's index array are made per call:
 caching them for a captured CUDA graph is left to the GPU work that registers these twins. :data:`WARP_TWINS` maps
-each torch term to its twin (the velocity command's is in :mod:`.warp_command`). On a CPU the torch terms stay the default; ``tests/test_warp_twins.py`` holds every
-twin to its torch term over a randomised run (same values; the noise by its distribution, since Warp's generator
-is not torch's).
+each torch term to its twin (the velocity command's is in :mod:`.warp_command`). On a CPU the torch terms stay the
+default; ``tests/test_warp_twins.py`` holds every twin to its torch term over a randomised run (same values; the
+noise by its distribution, since Warp's generator is not torch's).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from . import observations
 from .warp_command import TurnInPlaceVelocityCommandWarp
 
 
-def _warp_view(tensor: torch.Tensor) -> wp.array:
+def warp_view(tensor: torch.Tensor) -> wp.array:
     """A zero-copy warp view of a torch tensor (a warp-backed buffer's own array when it has one)."""
     return tensor.warp if hasattr(tensor, "warp") else wp.from_torch(tensor.contiguous())
 
@@ -62,7 +62,7 @@ def _copy_rows_kernel(source: wp.array(dtype=wp.float32, ndim=2), out: wp.array(
 def dynamics_params(env, out: wp.array, event_name: str = "dynamics") -> None:
     """Twin of :func:`locolab.envs.mdp.observations.dynamics_params`: the randomised dynamics in [-1, 1]."""
     values = env.event_manager.get_term_cfg(event_name).func.normalized()
-    wp.launch(_copy_rows_kernel, dim=out.shape, inputs=[_warp_view(values), out], device=out.device)
+    wp.launch(_copy_rows_kernel, dim=out.shape, inputs=[warp_view(values), out], device=out.device)
 
 
 @wp.func
@@ -112,8 +112,8 @@ class trot_gait_reward(ManagerTermBase):  # noqa: N801  (Isaac Lab names its cla
         command = env.command_manager.get_command("base_velocity")
         velocity = self.asset.data.root_lin_vel_b.torch
         wp.launch(_trot_gait_kernel, dim=out.shape[0], device=out.device,
-                  inputs=[_warp_view(data.current_air_time.torch), _warp_view(data.current_contact_time.torch),
-                          self.feet, _warp_view(command), _warp_view(velocity), float(std), float(max_err),
+                  inputs=[warp_view(data.current_air_time.torch), warp_view(data.current_contact_time.torch),
+                          self.feet, warp_view(command), warp_view(velocity), float(std), float(max_err),
                           float(velocity_threshold), out])
 
 
@@ -182,9 +182,9 @@ class gyro_with_bias(ManagerTermBase):  # noqa: N801
         self._step = env.common_step_counter
         seed = int(torch.randint(0, 2**31 - 1, ()).item())
         wp.launch(_gyro_with_bias_kernel, dim=out.shape, device=out.device,
-                  inputs=[_warp_view(env.scene["robot"].data.root_ang_vel_b.torch), _warp_view(self._dynamics.values),
+                  inputs=[warp_view(env.scene["robot"].data.root_ang_vel_b.torch), warp_view(self._dynamics.values),
                           self._first_column, self.drift, advance, seed, float(drift_std * env.step_dt ** 0.5),
-                          float(limit), _warp_view(self._dynamics.applied_gyro_bias), out])
+                          float(limit), warp_view(self._dynamics.applied_gyro_bias), out])
 
 
 WARP_TWINS = {observations.feet_contact: feet_contact, observations.dynamics_params: dynamics_params,
