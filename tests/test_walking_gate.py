@@ -12,6 +12,7 @@ import pytest
 from conftest import SMALL_SAC_SETTINGS, scalars_of_a_short_training
 
 from locolab.runners.walking_gate import REPORT_NAME, WalkingGateCfg, learn_until_walking
+from locolab.training import planned_iterations
 
 SHORT_PLAYS = ("agent.walking_gate.play_seconds=2",)
 """Plays of 2 s instead of 20 s: the gate's sequence, not a gait, is under test (a 20 s play takes about 150 s)."""
@@ -29,7 +30,7 @@ class CountingRunner:
     def learn(self, num_learning_iterations: int, init_at_random_ep_len: bool = False) -> None:
         start = self.current_learning_iteration
         self.learned.append(range(start, start + num_learning_iterations))
-        self.current_learning_iteration = start + num_learning_iterations - 1
+        self.current_learning_iteration = max(start, start + num_learning_iterations - 1)
         (Path(self.logger.log_dir) / f"model_{self.current_learning_iteration}.pt").write_text("weights")
 
 
@@ -69,6 +70,27 @@ def test_training_stops_at_the_cap_and_says_that_it_did_not_walk(tmp_path, capsy
     assert [iteration for iteration, _ in played] == [9, 19, 29, 34]
     assert not json.loads((tmp_path / REPORT_NAME).read_text())["walked"] and not report["walked"]
     assert "no final checkpoint walked by iteration 34 (25 past the planned ones)" in capsys.readouterr().out
+
+
+def test_a_resumed_run_trains_the_rest_of_its_plan_then_meets_the_gate(tmp_path):
+    runner, played = CountingRunner(tmp_path), []
+    runner.current_learning_iteration = 300  # resumed from model_300.pt of a 635-iteration plan
+    iterations = planned_iterations(635, 300, resumed=True, given=False)
+    learn_until_walking(runner, iterations, WalkingGateCfg(extra_iterations=500), walks_from(0, played),
+                        planned_last=634)
+    assert runner.learned == [range(300, 635)] and played == [(634, WalkingGateCfg().play_seed)]
+    assert planned_iterations(635, 300, resumed=True, given=True) == 635  # --max_iterations N: N more
+    assert planned_iterations(635, 0, resumed=False, given=False) == 635
+
+
+def test_a_run_resumed_during_its_chunks_keeps_the_plans_budget(tmp_path):
+    runner, played = CountingRunner(tmp_path), []
+    runner.current_learning_iteration = 700  # the plan ended at 634; the gate's chunks had reached 700
+    iterations = planned_iterations(635, 700, resumed=True, given=False)
+    report = learn_until_walking(runner, iterations, WalkingGateCfg(extra_iterations=500, chunk=200),
+                                 walks_from(10**6, played), planned_last=634)
+    assert iterations == 0 and [iteration for iteration, _ in played] == [700, 900, 1100, 1134]
+    assert not report["walked"] and runner.current_learning_iteration == 634 + 500
 
 
 @pytest.mark.slow

@@ -178,6 +178,15 @@ def quietly(function, *args):
         return function(*args)
 
 
+def planned_iterations(max_iterations: int, current: int, resumed: bool, given: bool) -> int:
+    """Iterations ``learn`` runs: a fresh run or ``--max_iterations N`` the config's (N more on a resume); a resumed run
+    without it the rest of its plan, iterations ``current``..``max_iterations - 1`` (rsl_rl's ``learn(n)`` always runs
+    n more, so an interrupted run resumed plainly would train a whole plan again, schedules and all)."""
+    if not resumed or given:
+        return max_iterations
+    return max_iterations - current if current < max_iterations - 1 else 0
+
+
 def train_in_run_dir(args: argparse.Namespace, task: str, env_cfg, agent_cfg, resume, teacher, log_dir: str,
                      rank: Rank) -> int:
     """:func:`train` once the configs are checked and the run directory named (rank 0 alone writes it)."""
@@ -205,15 +214,18 @@ def train_in_run_dir(args: argparse.Namespace, task: str, env_cfg, agent_cfg, re
             dump_yaml(os.path.join(log_dir, "params", "agent.yaml"), agent_cfg)
             print(started_line(task, env_cfg, agent_cfg, log_dir, rank), flush=True)
         gate = getattr(agent_cfg, "walking_gate", None)
+        iterations = planned_iterations(agent_cfg.max_iterations, runner.current_learning_iteration,
+                                        resumed=resume is not None, given=args.max_iterations is not None)
         try:
             if gate is not None and gate.extra_iterations > 0:
                 # the checks play the task as given (its -Play variant, MuJoCo-Warp), not the training's engine
-                learn_until_walking(runner, agent_cfg.max_iterations, gate,
+                learn_until_walking(runner, iterations, gate,
                                     play_checks(args.task, env_cfg.sim.device, gate.play_seconds,
                                                 gate.terrain_tiles, gate.terrain_min_success),
-                                    init_at_random_ep_len=agent_cfg.init_at_random_ep_len, main=rank.main)
+                                    init_at_random_ep_len=agent_cfg.init_at_random_ep_len, main=rank.main,
+                                    planned_last=agent_cfg.max_iterations - 1)
             else:
-                runner.learn(agent_cfg.max_iterations, init_at_random_ep_len=agent_cfg.init_at_random_ep_len)
+                runner.learn(iterations, init_at_random_ep_len=agent_cfg.init_at_random_ep_len)
         except TrainingInterrupted:
             return 130
         except NonFiniteUpdateError as error:

@@ -33,13 +33,14 @@ Evaluate = Callable[[Path, int], tuple[bool, list[dict]]]
 
 
 def learn_until_walking(runner, iterations: int, cfg: WalkingGateCfg, evaluate: Evaluate,
-                        init_at_random_ep_len: bool = False, main: bool = True) -> dict:
+                        init_at_random_ep_len: bool = False, main: bool = True, planned_last: int = -1) -> dict:
     """``runner.learn(iterations)``, then checks and more chunks of training until a final checkpoint walks or
     ``cfg.extra_iterations`` more have run. Writes and returns the report (``walked``, ``evaluations``). Under
-    torchrun rank 0 alone (``main``) plays the checks and writes the report; every rank follows its verdict."""
+    torchrun rank 0 alone (``main``) plays the checks and writes the report; every rank follows its verdict.
+    ``planned_last``: the plan's last iteration, so that a run resumed during its chunks keeps the plan's budget."""
     runner.learn(iterations, init_at_random_ep_len=init_at_random_ep_len)
     run_dir = Path(runner.logger.log_dir)
-    last_allowed = runner.current_learning_iteration + cfg.extra_iterations
+    last_allowed = (planned_last if planned_last >= 0 else runner.current_learning_iteration) + cfg.extra_iterations
     report = {"play_seed": cfg.play_seed, "play_seconds": cfg.play_seconds, "walked": False, "evaluations": []}
     while True:
         iteration = runner.current_learning_iteration
