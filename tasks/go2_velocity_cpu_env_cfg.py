@@ -159,7 +159,7 @@ class LocoLabGo2FlatEnvCfg_CPU_PLAY(CpuPhysicsCfg, LocoLabGo2FlatEnvCfg_PLAY):
 @configclass
 class LocoLabGo2RoughEnvCfg_CPU(NoiseFreeShareCfg, TurnAndTrotCfg, CpuTerrainCfg, CpuTrainingCfg,
                                 LocoLabGo2RoughEnvCfg):
-    """PPO's and the GRU's CPU training on rough terrain (no walking gate: its checks are flat-ground ones)."""
+    """PPO's and the GRU's CPU training on rough terrain."""
 
 
 @configclass

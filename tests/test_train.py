@@ -54,6 +54,17 @@ def test_resume_continues_iterations_optimizer_and_normaliser(trained_run, tmp_p
     assert after["optimizer_state_dict"]["state"][0]["step"] > steps_before  # Adam moments carried over
 
 
+
+def test_a_plain_resume_trains_the_rest_of_the_plan_not_a_whole_plan_again(trained_run, tmp_path):
+    """docs/reliability.md: without --max_iterations a resumed run ends where its plan does (here 5 iterations:
+    model_2.pt resumes at 3 and the run ends with model_4.pt), its walking gate then judging that checkpoint."""
+    result = run_script("train.py", "--device", "cpu", "--num_envs", "8", "--resume", str(trained_run),
+                        "agent.max_iterations=5", "agent.walking_gate.extra_iterations=0", "--log_root", str(tmp_path))
+    assert result.returncode == 0, result.stderr[-3000:]
+    (resumed,) = run_dirs(tmp_path)
+    assert scalar_steps(resumed, "Loss/surrogate") == [3, 4]
+    assert sorted(path.name for path in resumed.glob("model_*.pt"))[-1] == "model_4.pt"
+
 ITERATION_2_STARTS = "[LocoLab] Iteration 2: minibatches are no longer mirrored"
 """What the runner prints as iteration 2 begins when ``agent.symmetry_until=2``: after its check for a pending stop,
 before the rollout, flushed at once. A signal sent on reading it lands while iteration 2 runs."""

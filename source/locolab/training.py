@@ -178,13 +178,17 @@ def quietly(function, *args):
         return function(*args)
 
 
-def planned_iterations(max_iterations: int, current: int, resumed: bool, given: bool) -> int:
+def planned_iterations(runner, max_iterations: int, resumed: bool, given: bool) -> int:
     """Iterations ``learn`` runs: a fresh run or ``--max_iterations N`` the config's (N more on a resume); a resumed run
-    without it the rest of its plan, iterations ``current``..``max_iterations - 1`` (rsl_rl's ``learn(n)`` always runs
-    n more, so an interrupted run resumed plainly would train a whole plan again, schedules and all)."""
+    without it the rest of its plan, up to iteration ``max_iterations - 1`` (rsl_rl's ``learn(n)`` always runs n more,
+    so an interrupted run resumed plainly would train a whole plan again, schedules and all). A resumed run past its
+    plan trains none: ``current_learning_iteration`` steps back to the checkpoint's own (loading sets the next one)."""
     if not resumed or given:
         return max_iterations
-    return max_iterations - current if current < max_iterations - 1 else 0
+    if runner.current_learning_iteration < max_iterations:
+        return max_iterations - runner.current_learning_iteration
+    runner.current_learning_iteration -= 1
+    return 0
 
 
 def train_in_run_dir(args: argparse.Namespace, task: str, env_cfg, agent_cfg, resume, teacher, log_dir: str,
@@ -214,8 +218,8 @@ def train_in_run_dir(args: argparse.Namespace, task: str, env_cfg, agent_cfg, re
             dump_yaml(os.path.join(log_dir, "params", "agent.yaml"), agent_cfg)
             print(started_line(task, env_cfg, agent_cfg, log_dir, rank), flush=True)
         gate = getattr(agent_cfg, "walking_gate", None)
-        iterations = planned_iterations(agent_cfg.max_iterations, runner.current_learning_iteration,
-                                        resumed=resume is not None, given=args.max_iterations is not None)
+        iterations = planned_iterations(runner, agent_cfg.max_iterations, resumed=resume is not None,
+                                        given=args.max_iterations is not None)
         try:
             if gate is not None and gate.extra_iterations > 0:
                 # the checks play the task as given (its -Play variant, MuJoCo-Warp), not the training's engine
