@@ -49,6 +49,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--run_name", default="", help="suffix of the run directory")
     parser.add_argument("--resume", default=None, help="run directory (latest checkpoint) or model_<it>.pt")
+    parser.add_argument("--init_from", default=None, help="a new run whose networks start from this run directory's "
+                        "(or model_<it>.pt's) where they fit, e.g. a rough-terrain run from a flat one (same agent)")
     parser.add_argument("--log_root", default="logs", help="root of the run directories (default logs/)")
     parser.add_argument("--sim_processes", type=int, default=None, help="CPU: simulation processes, each stepping "
                         "a slice of the robots (default: the task's, 2 for -CPU tasks)")

@@ -65,6 +65,25 @@ def test_a_plain_resume_trains_the_rest_of_the_plan_not_a_whole_plan_again(train
     assert scalar_steps(resumed, "Loss/surrogate") == [3, 4]
     assert sorted(path.name for path in resumed.glob("model_*.pt"))[-1] == "model_4.pt"
 
+
+def test_a_rough_run_starts_from_a_flat_runs_networks(trained_run, tmp_path):
+    """docs/training.md (--init_from): the actor (same inputs) keeps its normaliser's statistics; the critic grows by
+    the height scan and its normaliser restarts; optimizer and iteration count are new."""
+    result = run_script("train.py", "--device", "cpu", "--task", "LocoLab-Velocity-Rough-Go2", "--num_envs", "8",
+                        "--max_iterations", "1", "--init_from", str(trained_run), "--log_root", str(tmp_path))
+    assert result.returncode == 0, result.stderr[-3000:]
+    grown = next(line for line in result.stdout.splitlines() if "Networks start from" in line)
+    # the rough agent's networks are wider (Isaac Lab's rough sizes) and its critic reads the height scan too
+    assert "actor.mlp.0.weight" in grown and "critic.mlp.0.weight" in grown and "critic.obs_normalizer._mean" in grown
+    assert "actor.obs_normalizer" not in grown
+    (run,) = run_dirs(tmp_path)
+    before = torch.load(trained_run / "model_2.pt", weights_only=False)
+    after = torch.load(run / "model_0.pt", weights_only=False)
+    assert after["iter"] == 0
+    actor_before = before["actor_state_dict"]["obs_normalizer.count"]
+    actor_after, critic_after = (after[f"{net}_state_dict"]["obs_normalizer.count"] for net in ("actor", "critic"))
+    assert 0 < critic_after and actor_after == actor_before + critic_after  # carried on / restarted, same samples
+
 ITERATION_2_STARTS = "[LocoLab] Iteration 2: minibatches are no longer mirrored"
 """What the runner prints as iteration 2 begins when ``agent.symmetry_until=2``: after its check for a pending stop,
 before the rollout, flushed at once. A signal sent on reading it lands while iteration 2 runs."""

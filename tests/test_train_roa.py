@@ -67,6 +67,8 @@ def test_resume_continues_a_roa_run_and_its_lambda_schedule(roa_runs, tmp_path):
         (("--agent", "roa", "--phase", "finetune"), "--phase finetune starts from a train-phase checkpoint"),
         (("--agent", "ppo", "--phase", "finetune"), "--phase finetune and --teacher belong to --agent roa"),
         (("--agent", "roa", "--teacher", "x"), "--teacher starts a new finetune run"),
+        (("--agent", "sac", "--init_from", "x"), "--init_from starts a new PPO, recurrent PPO or PPO-ROA teacher run"),
+        (("--resume", "x", "--init_from", "y"), "use it without --resume and --teacher"),
     ],
 )
 def test_inconsistent_arguments_are_clear_errors(arguments, message):

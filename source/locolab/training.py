@@ -34,6 +34,7 @@ from locolab.runners.on_policy_runner import TrainingInterrupted
 from locolab.runners.update_precision import check_update_precision
 from locolab.eval.walking import play_checks
 from locolab.runners.walking_gate import learn_until_walking
+from locolab.runners.warm_start import WarmStartError, warm_start
 from locolab.task_ids import base_task
 from locolab.tasks import AGENT_ENTRY_POINTS, cpu_variant
 from locolab.train_arguments import check_arguments, check_folder_name
@@ -149,6 +150,8 @@ def train(args: argparse.Namespace) -> int:
         resume = (checked_checkpoint(args.resume, args.agent, args.phase, (args.task, task))
                   if args.resume else None)
         teacher = checked_checkpoint(args.teacher, args.agent, "train") if args.teacher else None
+        init_from = (checked_checkpoint(args.init_from, args.agent, args.phase)
+                     if getattr(args, "init_from", None) else None)
     except (ValueError, CheckpointError, MissingAssetError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -159,7 +162,7 @@ def train(args: argparse.Namespace) -> int:
         join(rank, args.device)
         log_dir = from_rank_zero(run_dir(args.log_root, agent_cfg.experiment_name, args.run_name))
         env_cfg.log_dir = log_dir
-        return train_in_run_dir(args, task, env_cfg, agent_cfg, resume, teacher, log_dir, rank)
+        return train_in_run_dir(args, task, env_cfg, agent_cfg, resume, teacher, log_dir, rank, init_from)
     except RanksDivergedError as error:
         print(f"error: {error}", file=sys.stderr, flush=True)
         return 1
@@ -192,7 +195,7 @@ def planned_iterations(runner, max_iterations: int, resumed: bool, given: bool) 
 
 
 def train_in_run_dir(args: argparse.Namespace, task: str, env_cfg, agent_cfg, resume, teacher, log_dir: str,
-                     rank: Rank) -> int:
+                     rank: Rank, init_from=None) -> int:
     """:func:`train` once the configs are checked and the run directory named (rank 0 alone writes it)."""
     with (open_training_env(task, env_cfg, env_cfg.sim_processes, agent_cfg.clip_actions) as env,
           periodic_evaluation(task, env_cfg, agent_cfg) if rank.main else contextlib.nullcontext() as evaluator):
@@ -210,7 +213,12 @@ def train_in_run_dir(args: argparse.Namespace, task: str, env_cfg, agent_cfg, re
             if teacher is not None:
                 runner.load(str(teacher), load_cfg={"teacher": True})
                 print(f"[LocoLab] Finetuning the student of teacher {teacher}")
-        except CheckpointError as error:
+            if init_from is not None:
+                grown = warm_start(runner, read_checkpoint(init_from, map_location=runner.device), str(init_from))
+                if rank.main:
+                    print(f"[LocoLab] Networks start from {init_from}; grown (new inputs and units at zero weight): "
+                          f"{', '.join(grown) or 'none'}")
+        except (CheckpointError, WarmStartError) as error:
             print(f"error: {error}", file=sys.stderr)
             return 2
         if rank.main:
