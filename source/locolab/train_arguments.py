@@ -39,7 +39,7 @@ def check_arguments(args: argparse.Namespace) -> None:
     if args.phase == "finetune" and not (args.teacher or args.resume):
         raise ValueError("--phase finetune starts from a train-phase checkpoint: give --teacher <run dir or "
                          "model_<it>.pt> (or --resume a finetune run).")
-    if getattr(args, "init_from", None) and (args.resume or args.teacher or args.agent == "sac"):
+    if args.init_from and (args.resume or args.teacher or args.agent == "sac"):
         raise ValueError("--init_from starts a new PPO, recurrent PPO or PPO-ROA teacher run: use it without "
                          "--resume and --teacher, and not with --agent sac.")
     if args.teacher and (args.phase != "finetune" or args.resume):

@@ -150,8 +150,7 @@ def train(args: argparse.Namespace) -> int:
         resume = (checked_checkpoint(args.resume, args.agent, args.phase, (args.task, task))
                   if args.resume else None)
         teacher = checked_checkpoint(args.teacher, args.agent, "train") if args.teacher else None
-        init_from = (checked_checkpoint(args.init_from, args.agent, args.phase)
-                     if getattr(args, "init_from", None) else None)
+        init_from = checked_checkpoint(args.init_from, args.agent, args.phase) if args.init_from else None
     except (ValueError, CheckpointError, MissingAssetError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
