@@ -9,6 +9,7 @@ import torch
 from conftest import last_json, run_script
 
 from locolab.envs import load_task_cfgs
+from locolab.envs.symmetry import compute_symmetric_states
 from locolab.runners.agent_kind import agent_kind
 from locolab.runners.checkpoints import AGENT_CFG_KEY, read_checkpoint, restore_agent_cfg, trained_agent
 from locolab.tasks import AGENT_ENTRY_POINTS, cpu_variant
@@ -56,6 +57,16 @@ def test_a_registered_config_takes_the_settings_a_checkpoint_trained_with(agent,
         assert (played.actor.rnn_type, played.actor.rnn_hidden_dim) == ("lstm", 32)
     if agent == "roa":
         assert played.algorithm.learning_rate == trained.algorithm.learning_rate and played.algorithm.phase == phase
+
+
+def test_a_function_a_checkpoint_names_is_never_imported_the_config_keeps_its_own():
+    """Untrusted files: a checkpoint's config names functions as module paths; restoring it must not import them."""
+    _, trained = load_task_cfgs(cpu_variant(TASK, "ppo", "train"), device="cpu")
+    saved = trained.to_dict()
+    saved["algorithm"]["symmetry_cfg"]["data_augmentation_func"] = "os:system"
+    _, played = load_task_cfgs(cpu_variant(TASK, "ppo", "train"), device="cpu")
+    restore_agent_cfg(played, {AGENT_CFG_KEY: saved})
+    assert played.algorithm.symmetry_cfg.data_augmentation_func is compute_symmetric_states
 
 
 def test_the_device_stays_the_callers():

@@ -13,6 +13,7 @@ from conftest import last_json, run_dirs, run_main, run_script, run_side_by_side
 from locolab.envs import load_task_cfgs
 from locolab.envs.mdp.rewards import TRAINING_ONLY_REWARDS
 from locolab.envs.observation_noise import noise_free_share
+from locolab.runners.checkpoints import AGENT_CFG_KEY
 from locolab.tasks import AGENT_ENTRY_POINTS, cpu_variant
 from locolab.tasks import go2_velocity_cpu_env_cfg as cpu_env
 from locolab.agents import go2_ppo_cfg, go2_roa_cfg
@@ -184,6 +185,23 @@ def test_explicit_environment_count_and_iterations_win_over_the_cpu_configs(agen
                                       cpu_variant(TASK, agent, "train"))
     assert (env_cfg.scene.num_envs, agent_cfg.max_iterations, env_cfg.sim_processes) == (8, 3, 1)
     assert agent_cfg.walking_gate.extra_iterations == 0  # --max_iterations N trains exactly N
+
+
+def test_a_resume_goes_on_with_the_settings_its_checkpoint_trained_with_flags_and_overrides_on_top():
+    """docs/reliability.md: network sizes, schedules and plan come from the resumed checkpoint, not from this
+    version's registered config; ``--seed`` and overrides still apply, and ``--max_iterations`` leaves the plan."""
+    from locolab.training import configure
+
+    _, trained = cpu_configs(task=ROUGH)
+    trained.actor.hidden_dims, trained.max_iterations, trained.seed = [64, 32], 900, 5
+    saved = {AGENT_CFG_KEY: trained.to_dict()}
+    _, agent_cfg, _ = configure(arguments(task=ROUGH, overrides=["agent.algorithm.learning_rate=2e-4"]),
+                                cpu_variant(ROUGH, "ppo", "train"), trained=saved)
+    assert (agent_cfg.actor.hidden_dims, agent_cfg.max_iterations, agent_cfg.seed) == ([64, 32], 900, 5)
+    assert agent_cfg.algorithm.learning_rate == 2e-4 and agent_cfg.walking_gate.extra_iterations > 0
+    _, agent_cfg, _ = configure(arguments(task=ROUGH, max_iterations=10, seed=9), cpu_variant(ROUGH, "ppo", "train"),
+                                trained=saved)
+    assert (agent_cfg.max_iterations, agent_cfg.seed, agent_cfg.walking_gate.extra_iterations) == (900, 9, 0)
 
 
 @pytest.mark.slow

@@ -75,18 +75,18 @@ def test_training_stops_at_the_cap_and_says_that_it_did_not_walk(tmp_path, capsy
 def test_a_resumed_run_trains_the_rest_of_its_plan_then_meets_the_gate(tmp_path):
     runner, played = CountingRunner(tmp_path), []
     runner.current_learning_iteration = 300  # loading model_299.pt of a 635-iteration plan sets the next iteration
-    iterations = planned_iterations(runner, 635, resumed=True, given=False)
+    iterations = planned_iterations(runner, 635, resumed=True)
     learn_until_walking(runner, iterations, WalkingGateCfg(extra_iterations=500), walks_from(0, played),
                         planned_last=634)
     assert runner.learned == [range(300, 635)] and played == [(634, WalkingGateCfg().play_seed)]
-    assert planned_iterations(runner, 635, resumed=True, given=True) == 635  # --max_iterations N: N more
-    assert planned_iterations(runner, 635, resumed=False, given=False) == 635
+    assert planned_iterations(runner, 635, resumed=True, more=635) == 635  # --max_iterations N: N more
+    assert planned_iterations(runner, 635, resumed=False) == 635
 
 
 def test_a_run_resumed_during_its_chunks_keeps_the_plans_budget(tmp_path):
     runner, played = CountingRunner(tmp_path), []
     runner.current_learning_iteration = 700  # model_699.pt: the plan ended at 634, the gate's chunks had reached 699
-    iterations = planned_iterations(runner, 635, resumed=True, given=False)
+    iterations = planned_iterations(runner, 635, resumed=True)
     report = learn_until_walking(runner, iterations, WalkingGateCfg(extra_iterations=500, chunk=200),
                                  walks_from(10**6, played), planned_last=634)
     assert iterations == 0 and [iteration for iteration, _ in played] == [699, 899, 1099, 1134]

@@ -27,7 +27,8 @@ from locolab.envs import (MissingAssetError, check_assets_offline, check_physics
 from locolab.envs.mdp import check_dynamics_cfg
 from locolab.eval.periodic import check_periodic_eval_cfg, periodic_evaluation
 from locolab.models.squashed_gaussian import ActionBoundsError
-from locolab.runners import CheckpointError, read_checkpoint, resolve_checkpoint, trained_agent
+from locolab.runners import (CheckpointError, read_checkpoint, resolve_checkpoint, restore_agent_cfg,
+                             trained_agent)
 from locolab.runners.build import build_runner
 from locolab.runners.nonfinite import NonFiniteUpdateError
 from locolab.runners.on_policy_runner import TrainingInterrupted
@@ -87,13 +88,22 @@ def share_among_ranks(env_cfg, agent_cfg, rank: Rank, split_processes: bool) -> 
         env_cfg.sim_processes = max(1, getattr(env_cfg, "sim_processes", 1) // rank.world_size)
 
 
-def configure(args: argparse.Namespace, task: str, rank: Rank = Rank()):
+def configure(args: argparse.Namespace, task: str, rank: Rank = Rank(), trained: dict | None = None):
     """``(env_cfg, agent_cfg, overridden)``: the registered configs with the flags and overrides applied and checked
-    (a ValueError, OverrideError or MissingAssetError names the first problem); ``rank``: torchrun's process."""
+    (a ValueError, OverrideError or MissingAssetError names the first problem); ``rank``: torchrun's process.
+
+    ``trained``: a resumed checkpoint, whose agent settings (network sizes, schedules, plan, gate) replace the
+    registered ones before the flags and overrides: a run goes on as it started even if this version's defaults moved.
+    """
     env_cfg, agent_cfg = load_task_cfgs(task, AGENT_ENTRY_POINTS[(args.agent, args.phase)],
                                         num_envs=args.num_envs, device=args.device, seed=args.seed)
-    if args.max_iterations is not None:  # exactly N iterations: no walking gate
-        agent_cfg.max_iterations = args.max_iterations
+    if trained is not None:
+        restore_agent_cfg(agent_cfg, trained)
+        if args.seed is not None:
+            agent_cfg.seed = args.seed
+    if args.max_iterations is not None:  # exactly N iterations (on a resume N more; the plan stays): no walking gate
+        if trained is None:
+            agent_cfg.max_iterations = args.max_iterations
         if getattr(agent_cfg, "walking_gate", None) is not None:
             agent_cfg.walking_gate.extra_iterations = 0
     if args.collector is not None:
@@ -146,9 +156,10 @@ def train(args: argparse.Namespace) -> int:
         rank = this_rank()
         args.device = resolve_device(rank_device(args.device, rank))
         task = training_task(args) if rank.main else quietly(training_task, args)
-        env_cfg, agent_cfg, overridden = configure(args, task, rank)
         resume = (checked_checkpoint(args.resume, args.agent, args.phase, (args.task, task))
                   if args.resume else None)
+        trained = read_checkpoint(resume) if resume is not None else None
+        env_cfg, agent_cfg, overridden = configure(args, task, rank, trained)
         teacher = checked_checkpoint(args.teacher, args.agent, "train") if args.teacher else None
         init_from = checked_checkpoint(args.init_from, args.agent, args.phase) if args.init_from else None
     except (ValueError, CheckpointError, MissingAssetError) as error:
@@ -180,12 +191,15 @@ def quietly(function, *args):
         return function(*args)
 
 
-def planned_iterations(runner, max_iterations: int, resumed: bool, given: bool) -> int:
-    """Iterations ``learn`` runs: a fresh run or ``--max_iterations N`` the config's (N more on a resume); a resumed run
-    without it the rest of its plan, up to iteration ``max_iterations - 1`` (rsl_rl's ``learn(n)`` always runs n more,
-    so an interrupted run resumed plainly would train a whole plan again, schedules and all). A resumed run past its
-    plan trains none: ``current_learning_iteration`` steps back to the checkpoint's own (loading sets the next one)."""
-    if not resumed or given:
+def planned_iterations(runner, max_iterations: int, resumed: bool, more: int | None = None) -> int:
+    """Iterations ``learn`` runs: ``more`` (``--max_iterations N``: on a resume N more) when given, else a fresh run's
+    ``max_iterations`` and a resumed run the rest of its plan, up to iteration ``max_iterations - 1`` (rsl_rl's
+    ``learn(n)`` always runs n more, so an interrupted run resumed plainly would train a whole plan again, schedules and
+    all). A resumed run past its plan trains none: ``current_learning_iteration`` steps back to the checkpoint's own
+    (loading sets the next one)."""
+    if more is not None:
+        return more
+    if not resumed:
         return max_iterations
     if runner.current_learning_iteration < max_iterations:
         return max_iterations - runner.current_learning_iteration
@@ -226,7 +240,7 @@ def train_in_run_dir(args: argparse.Namespace, task: str, env_cfg, agent_cfg, re
             print(started_line(task, env_cfg, agent_cfg, log_dir, rank), flush=True)
         gate = getattr(agent_cfg, "walking_gate", None)
         iterations = planned_iterations(runner, agent_cfg.max_iterations, resumed=resume is not None,
-                                        given=args.max_iterations is not None)
+                                        more=args.max_iterations)
         try:
             if gate is not None and gate.extra_iterations > 0:
                 # the checks play the task as given (its -Play variant, MuJoCo-Warp), not the training's engine

@@ -12,6 +12,7 @@ from .checkpoints import (
     latest_checkpoint,
     read_checkpoint,
     resolve_checkpoint,
+    restore_agent_cfg,
     save_atomically,
     trained_agent,
 )

@@ -9,7 +9,6 @@ import re
 from pathlib import Path
 
 import torch
-from isaaclab.utils.string import string_to_callable
 
 from locolab.atomic_files import write_atomically
 
@@ -109,8 +108,10 @@ def restore_agent_cfg(agent_cfg, checkpoint: dict) -> None:
 
 def _restore(cfg, saved: dict) -> None:
     """``saved``'s values into ``cfg``, group by group. Skipped: entries ``cfg`` has no field for (settings of another
-    version) and the sub-settings of a group ``cfg`` turns off (None: e.g. the mirroring a training used, which
-    playback does not). Isaac Lab's ``from_dict`` refuses a value where the config holds None."""
+    version), the sub-settings of a group ``cfg`` turns off (None: e.g. the mirroring a training used, which
+    playback does not), and functions: a file names one as a module path, and importing what a file names would run
+    code it chose, so ``cfg`` keeps this version's own. Isaac Lab's ``from_dict`` refuses a value where the config
+    holds None."""
     for key, value in saved.items():
         if not hasattr(cfg, key):
             continue
@@ -119,8 +120,8 @@ def _restore(cfg, saved: dict) -> None:
             if current is not None:
                 _restore(current, value)
             continue
-        if callable(current) and isinstance(value, str):
-            value = string_to_callable(value)
+        if callable(current):
+            continue
         setattr(cfg, key, value)
 
 
