@@ -155,18 +155,39 @@ class CriticCfg(ProprioceptionCfg):
 
 
 @configclass
+class HeightScanCfg(ObsGroup):
+    """The height scan as a robot's depth sensor or elevation map would give it, with Isaac Lab's rough-task noise
+    (``scan``, rough terrain only). No default actor reads it (LocoLab's policies are blind); an actor told to
+    (``agent.obs_groups.actor=[policy,scan]``: :data:`SIGHTED_ACTOR_GROUPS`) sees the terrain as Isaac Lab's stock
+    rough policy does."""
+
+    height_scan = ObsTerm(func=mdp.height_scan, params={"sensor_cfg": SceneEntityCfg("height_scanner")},
+                          noise=Unoise(n_min=-0.1, n_max=0.1), clip=(-1.0, 1.0))
+
+    def __post_init__(self):
+        self.enable_corruption = True
+        self.concatenate_terms = True
+
+
+SIGHTED_ACTOR_GROUPS = ["policy", "scan"]
+"""An actor's observation groups for a robot with a terrain sensor: proprioception, then the height scan."""
+
+
+@configclass
 class LocoLabObservationsCfg:
     """Observation groups, by who may see them.
 
     - ``policy``: proprioception only, what a real robot measures (the deployed student sees this and its history);
     - ``critic``: ``policy`` without noise, plus the privileged terms (and the height scan on rough terrain);
-    - ``priv``: the privileged terms alone (ROA's teacher encoder).
+    - ``priv``: the privileged terms alone (ROA's teacher encoder);
+    - ``scan``: on rough terrain, the noisy height scan, for an actor configured to see the terrain.
     The proprioceptive history is built from ``policy`` by :class:`locolab.envs.ProprioHistoryWrapper`.
     """
 
     policy: ProprioceptionCfg = ProprioceptionCfg()
     critic: CriticCfg = CriticCfg()
     priv: PrivilegedCfg = PrivilegedCfg()
+    scan: HeightScanCfg | None = None
 
 
 @configclass
@@ -262,6 +283,7 @@ class LocoLabGo2RoughEnvCfg(LocoLabGo2Cfg, UnitreeGo2RoughEnvCfg):
         super().__post_init__()
         collide_as_heightfield(self.scene.terrain.terrain_generator)
         self.observations.priv.height_scan = HEIGHT_SCAN
+        self.observations.scan = HeightScanCfg()
         self.curriculum.terrain_levels.func = locolab_mdp.terrain_levels_by_type
 
 

@@ -35,17 +35,19 @@ HISTORY = 5
 HIDDEN = 4
 
 
-def tiny_onnx(path, gain: float = 1.0, recurrent: bool = False) -> None:
+def tiny_onnx(path, gain: float = 1.0, recurrent: bool = False, scan: int = 0) -> None:
     """``actions = gain * tanh((obs + mean(history)) @ W) + 0 * log(command_x + 10)`` (NaN for command_x < -10);
-    the recurrent variant reads ``obs`` and a memory ``h_in`` -> ``h_out`` instead of a history."""
+    the recurrent variant reads ``obs`` and a memory ``h_in`` -> ``h_out`` instead of a history; ``scan``: a
+    height scan of that many points ends ``obs``."""
     rng = np.random.default_rng(0)
-    init = [numpy_helper.from_array(rng.normal(0, 0.3, (OBS, N)).astype(np.float32), "W"),
+    obs_size = OBS + scan
+    init = [numpy_helper.from_array(rng.normal(0, 0.3, (obs_size, N)).astype(np.float32), "W"),
             numpy_helper.from_array(np.array([gain], np.float32), "gain"),
             numpy_helper.from_array(np.array(COMMAND_X, np.int64), "command_x"),
             numpy_helper.from_array(np.array([10.0], np.float32), "ten"),
             numpy_helper.from_array(np.array([0.0], np.float32), "zero"),
             numpy_helper.from_array(np.array([1], np.int64), "axis1")]
-    inputs = [helper.make_tensor_value_info("obs", TensorProto.FLOAT, ["batch", OBS])]
+    inputs = [helper.make_tensor_value_info("obs", TensorProto.FLOAT, ["batch", obs_size])]
     outputs = [helper.make_tensor_value_info("actions", TensorProto.FLOAT, ["batch", N])]
     nodes = []
     if recurrent:
@@ -63,7 +65,7 @@ def tiny_onnx(path, gain: float = 1.0, recurrent: bool = False) -> None:
                   helper.make_node("MatMul", ["obs", "W"], ["a0"]),
                   helper.make_node("Add", ["a0", "memory"], ["a"])]
     else:
-        inputs.append(helper.make_tensor_value_info("history", TensorProto.FLOAT, ["batch", HISTORY, OBS]))
+        inputs.append(helper.make_tensor_value_info("history", TensorProto.FLOAT, ["batch", HISTORY, obs_size]))
         nodes += [helper.make_node("ReduceMean", ["history", "axis1"], ["mean"], keepdims=0),
                   helper.make_node("Add", ["obs", "mean"], ["z"]),
                   helper.make_node("MatMul", ["z", "W"], ["a"])]
@@ -82,8 +84,12 @@ def tiny_onnx(path, gain: float = 1.0, recurrent: bool = False) -> None:
     onnx.save(model, str(path))
 
 
-def tiny_metadata(onnx_path, recurrent: bool = False) -> dict:
-    """A policy.json as export writes it (the fields the runtime reads), for the tiny policy."""
+SCAN_X, SCAN_Y = 3, 2
+"""The tiny sighted policy's scan grid."""
+
+
+def tiny_metadata(onnx_path, recurrent: bool = False, scan: bool = False) -> dict:
+    """A policy.json as export writes it (the fields the runtime reads), for the tiny policy (``scan``: sighted)."""
     meta = {
         "format": "locolab-policy/1", "onnx": onnx_path.name,
         "onnx_sha256": hashlib.sha256(onnx_path.read_bytes()).hexdigest(),
@@ -103,14 +109,23 @@ def tiny_metadata(onnx_path, recurrent: bool = False) -> dict:
         if recurrent else None,
     }
     meta["observation"]["terms"][0]["clip"] = [-100.0, 100.0]
+    if scan:
+        points = SCAN_X * SCAN_Y
+        meta["observation"]["terms"].append({"name": "height_scan", "size": points, "clip": [-1.0, 1.0],
+                                             "scale": None})
+        meta["observation"]["size"] += points
+        meta["inputs"] = {name: [*shape[:-1], shape[-1] + points] for name, shape in meta["inputs"].items()}
+        meta["height_scan"] = {"size": points, "points_x": SCAN_X, "points_y": SCAN_Y, "resolution_m": 0.1,
+                               "length_x_m": 0.2, "width_y_m": 0.1}
     return meta
 
 
-def write_policy(directory, gain: float = 1.0, recurrent: bool = False, edit=None):
-    """A tiny exported policy in ``directory``; ``edit(metadata)`` changes its policy.json first."""
+def write_policy(directory, gain: float = 1.0, recurrent: bool = False, edit=None, scan: bool = False):
+    """A tiny exported policy in ``directory``; ``edit(metadata)`` changes its policy.json first; ``scan``: one that
+    reads a height scan of ``SCAN_X * SCAN_Y`` points."""
     directory.mkdir(parents=True, exist_ok=True)
-    tiny_onnx(directory / "policy.onnx", gain, recurrent)
-    meta = tiny_metadata(directory / "policy.onnx", recurrent)
+    tiny_onnx(directory / "policy.onnx", gain, recurrent, SCAN_X * SCAN_Y if scan else 0)
+    meta = tiny_metadata(directory / "policy.onnx", recurrent, scan)
     if edit is not None:
         edit(meta)
     (directory / "policy.json").write_text(json.dumps(meta))
@@ -198,7 +213,7 @@ BAD_FIELDS = {
     "zero velocity limit": (_set("velocity_limit.0", 0.0), "velocity_limit[0] is 0.0, not positive"),
     "inverted joint limits": (_set("joint_pos_limits.0", [1.0, -1.0]), "joint_pos_limits[0] is [1.0, -1.0], not lower"),
     "default pose outside the limits": (_set("default_joint_pos.8", 0.5), "default_joint_pos[8] 0.5 is outside"),
-    "unknown observation term": (_set("observation.terms.2.name", "height_scan"), "is 'height_scan', which this"),
+    "unknown observation term": (_set("observation.terms.2.name", "base_lin_vel"), "is 'base_lin_vel', which this"),
     "wrong term size": (_set("observation.terms.3.size", 11), "observation.terms[3].size is 11, joint_pos has 12"),
     "observation size": (_set("observation.size", 44), "observation.size is 44, its terms add up to 45"),
     "history length": (_set("inputs.history", [6, OBS]), "inputs.history is [6, 45], not [5, 45]"),
@@ -411,3 +426,55 @@ def test_sim2sim_reports_the_interventions(tmp_path):
     report = last_json(result.stdout)
     assert set(report["interventions"]) == set(INTERVENTIONS)
     assert report["interventions"]["clipped_to_limits"] > 0
+
+
+# --- a policy that reads a height scan (a robot with a terrain sensor) -------------------------------------------
+
+SCAN = np.array([0.0, 0.2, -0.3, 2.0, -5.0, 0.1], np.float32)
+
+
+def scan_state(rng: np.random.Generator, scan=SCAN) -> RobotState:
+    state = good_state(rng)
+    state.height_scan = np.asarray(scan, np.float32)
+    return state
+
+
+def test_a_sighted_policy_reads_the_scan_after_proprioception_clipped_and_asks_for_it(tmp_path):
+    runtime = PolicyRuntime(write_policy(tmp_path / "sighted", scan=True))
+    blind = PolicyRuntime(write_policy(tmp_path / "blind"))
+    rng = np.random.default_rng(5)
+    with pytest.raises(ValueError, match="reads a height scan of 6 points: give RobotState.height_scan"):
+        runtime.step(good_state(rng))
+    state = scan_state(rng)
+    observation = runtime.observation(state)
+    assert observation.shape == (OBS + SCAN.size,)
+    assert np.array_equal(observation[OBS:], np.clip(SCAN, -1.0, 1.0))
+    assert np.array_equal(observation[:OBS], blind.observation(state))  # proprioception as a blind policy reads it
+    assert np.isfinite(runtime.step(state)).all() and runtime.last_interventions == []
+
+
+def test_a_nan_in_the_scan_holds_the_last_safe_target(tmp_path):
+    runtime = PolicyRuntime(write_policy(tmp_path, scan=True))
+    rng = np.random.default_rng(6)
+    good = runtime.step(scan_state(rng))
+    broken = SCAN.copy()
+    broken[2] = np.nan
+    held = runtime.step(scan_state(rng, broken))
+    assert np.array_equal(held, good)
+    assert runtime.last_interventions == ["nonfinite_observation: height_scan[2] = nan"]
+
+
+BAD_SCAN_FIELDS = {
+    "no layout": (_set("height_scan", DELETE), "height_scan is missing while the observation has a height_scan term"),
+    "layout size": (_set("height_scan.points_x", 4), "height_scan.size is 6, not points_x * points_y (8)"),
+    "term size": (_set("observation.terms.6.size", 5), "observation.terms[6].size is 5, height_scan has 6 values"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_SCAN_FIELDS))
+def test_a_bad_height_scan_description_is_one_line_naming_it(case, tmp_path):
+    edit, message = BAD_SCAN_FIELDS[case]
+    write_policy(tmp_path, edit=edit, scan=True)
+    with pytest.raises(PolicyFileError) as raised:
+        PolicyRuntime(tmp_path)
+    assert message in str(raised.value) and "\n" not in str(raised.value)

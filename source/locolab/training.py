@@ -29,7 +29,7 @@ from locolab.eval.periodic import check_periodic_eval_cfg, periodic_evaluation
 from locolab.models.squashed_gaussian import ActionBoundsError
 from locolab.runners import (CheckpointError, read_checkpoint, resolve_checkpoint, restore_agent_cfg,
                              trained_agent)
-from locolab.runners.build import build_runner
+from locolab.runners.build import build_runner, check_obs_groups
 from locolab.runners.nonfinite import NonFiniteUpdateError
 from locolab.runners.on_policy_runner import TrainingInterrupted
 from locolab.runners.update_precision import check_update_precision
@@ -118,6 +118,7 @@ def configure(args: argparse.Namespace, task: str, rank: Rank = Rank(), trained:
         check_sac_cfg(agent_cfg)
     else:
         check_update_precision(agent_cfg.update_precision)
+    check_obs_groups(env_cfg, agent_cfg)
     check_dynamics_cfg(env_cfg)
     check_physics_engine(env_cfg)
     check_periodic_eval_cfg(getattr(agent_cfg, "evaluation", None))

@@ -15,11 +15,19 @@ from pathlib import Path
 METADATA_FILE = "policy.json"
 FORMAT = "locolab-policy/1"
 REEXPORT = "re-export the policy with scripts/export.py"
+SCAN_TERM = "height_scan"
+"""The terrain sensor's term: heights around the base, as ``policy.json``'s ``height_scan`` describes them."""
 MEASURABLE_TERM_SIZES = {"base_ang_vel": 3, "projected_gravity": 3, "velocity_commands": 3, "joint_pos": None,
-                         "joint_vel": None, "actions": None}
-"""The observation terms a robot can measure and their sizes (None: one per joint)."""
+                         "joint_vel": None, "actions": None, SCAN_TERM: 0}
+"""The observation terms a robot can measure and their sizes (None: one per joint; 0: the height scan's points)."""
 MEASURABLE_INPUTS = ("obs", "history")
 """The ONNX inputs the runtime feeds besides a recurrent policy's memory (a teacher's ``priv`` is simulation-only)."""
+
+
+def scan_size(metadata: dict) -> int:
+    """Points of the height scan the policy reads (0: a blind policy)."""
+    reads = any(term.get("name") == SCAN_TERM for term in metadata["observation"]["terms"])
+    return int(metadata["height_scan"]["size"]) if reads else 0
 
 
 class PolicyFileError(ValueError):
@@ -171,7 +179,8 @@ class _Checker:
         self.numbers(gains, "stiffness", "pd_gains.stiffness", n)
         self.numbers(gains, "damping", "pd_gains.damping", n)
         self.number(self.get(meta, "control_period_s", "control_period_s", (int, float)), "control_period_s", True)
-        size = self.observation(self.get(meta, "observation", "observation", dict), n)
+        size = self.observation(self.get(meta, "observation", "observation", dict), n,
+                                self.get(meta, "height_scan", "height_scan", dict, optional=True))
         self.inputs(meta, size)
 
     def action(self, action: dict) -> None:
@@ -196,7 +205,7 @@ class _Checker:
                 self.fail(f"default_joint_pos[{i}]", f"{default[i]} is outside its joint's limits {pair}",
                           f"the file belongs to another robot or was edited; {REEXPORT}")
 
-    def observation(self, observation: dict, n: int) -> int:
+    def observation(self, observation: dict, n: int, scan: dict | None) -> int:
         terms = self.get(observation, "terms", "observation.terms", list)
         if not terms:
             self.fail("observation.terms", "is empty")
@@ -211,6 +220,8 @@ class _Checker:
                           f"(known: {list(MEASURABLE_TERM_SIZES)})", "export a policy that observes only those")
             size = self.size(term.get("size"), f"{field}.size")
             wanted = MEASURABLE_TERM_SIZES[name] or n
+            if name == SCAN_TERM:
+                wanted = self.scan(scan)
             if size != wanted:
                 self.fail(f"{field}.size", f"is {size}, {name} has {wanted} values")
             clip = self.get(term, "clip", f"{field}.clip", list, optional=True)
@@ -233,6 +244,17 @@ class _Checker:
         if declared != total:
             self.fail("observation.size", f"is {_short(declared)}, its terms add up to {total}")
         return total
+
+    def scan(self, scan: dict | None) -> int:
+        """The points of the height scan ``policy.json`` describes (a policy that reads one must say how it is laid)."""
+        if scan is None:
+            self.fail("height_scan", "is missing while the observation has a height_scan term")
+        size = self.size(scan.get("size"), "height_scan.size")
+        for key in ("points_x", "points_y"):
+            self.size(scan.get(key), f"height_scan.{key}")
+        if scan["points_x"] * scan["points_y"] != size:
+            self.fail("height_scan.size", f"is {size}, not points_x * points_y ({scan['points_x'] * scan['points_y']})")
+        return size
 
     def inputs(self, meta: dict, size: int) -> None:
         inputs = self.get(meta, "inputs", "inputs", dict)

@@ -20,7 +20,8 @@ from pathlib import Path
 import numpy as np
 import onnxruntime
 
-from .policy_file import FORMAT, MEASURABLE_TERM_SIZES, METADATA_FILE, PolicyFileError, check_session, read_policy_file
+from .policy_file import (FORMAT, MEASURABLE_TERM_SIZES, METADATA_FILE, PolicyFileError, check_session,
+                          read_policy_file, scan_size)
 from .safety import INTERVENTIONS, SafetyLayer
 
 __all__ = ["FORMAT", "METADATA_FILE", "PolicyFileError", "PolicyRuntime", "RobotState", "gravity_in_base_frame"]
@@ -40,6 +41,9 @@ class RobotState:
     """Unit gravity direction in the base frame (0, 0, -1 when level); see :func:`gravity_in_base_frame`."""
     command: np.ndarray
     """Velocity command (lin_vel_x [m/s], lin_vel_y [m/s], ang_vel_z [rad/s])."""
+    height_scan: np.ndarray | None = None
+    """Only for a policy that reads the terrain (``policy.json``'s ``height_scan`` says how the points are laid):
+    each point's ground height below the base, ``base_z - ground_z - 0.5`` [m]."""
 
 
 def gravity_in_base_frame(quat_wxyz: np.ndarray) -> np.ndarray:
@@ -102,7 +106,7 @@ class PolicyRuntime:
     def _gather_observation(self) -> None:
         """Where each observation entry comes from in :meth:`readings`, and its offset, clip and scale."""
         n = len(self.default_joint_pos)
-        self.sizes = (n, n, 3, 3, 3, n)
+        self.sizes = (n, n, 3, 3, 3, n, scan_size(self.metadata))
         self.readings_shape = (sum(self.sizes),)
         starts = dict(zip(_TERM_READINGS, np.cumsum((0, *self.sizes[:-1]))))
         offsets = {"joint_pos": self.default_joint_pos, "joint_vel": self.default_joint_vel}
@@ -139,12 +143,18 @@ class PolicyRuntime:
     def readings(self, state: RobotState) -> np.ndarray:
         """``state`` and the last action as one float32 vector (joint_pos, joint_vel, ang_vel, gravity, command,
         last action): what the observation is gathered from and the safety layer checks, in one copy."""
+        scan = self.sizes[-1]
+        if scan and state.height_scan is None:
+            raise ValueError(f"This policy reads a height scan of {scan} points: give RobotState.height_scan "
+                             "(policy.json's height_scan says how its points are laid).")
         readings = np.concatenate((state.joint_pos, state.joint_vel, state.ang_vel, state.gravity, state.command,
-                                   self.last_action), dtype=np.float32)
+                                   self.last_action, *((state.height_scan,) if scan else ())), dtype=np.float32)
         if readings.shape != self.readings_shape:
-            sizes = {name: int(np.size(getattr(state, name))) for name in _READINGS[:-1]}
+            fields = [name for name in _READINGS if name != "last_action"]
+            sizes = {name: int(np.size(getattr(state, name))) for name in fields}
+            needs = dict(zip(_READINGS, self.sizes))
             raise ValueError(f"RobotState has sizes {sizes}, the policy needs "
-                             f"{dict(zip(_READINGS[:-1], self.sizes))} (policy joint order).")
+                             f"{ {name: needs[name] for name in fields} } (policy joint order).")
         return readings
 
     def observation(self, state: RobotState) -> np.ndarray:
@@ -195,8 +205,9 @@ class PolicyRuntime:
         return targets
 
 
-_READINGS = ("joint_pos", "joint_vel", "ang_vel", "gravity", "command", "last_action")
-"""The order of :meth:`PolicyRuntime.readings`."""
-_TERM_READINGS = ("joint_pos", "joint_vel", "base_ang_vel", "projected_gravity", "velocity_commands", "actions")
+_READINGS = ("joint_pos", "joint_vel", "ang_vel", "gravity", "command", "last_action", "height_scan")
+"""The order of :meth:`PolicyRuntime.readings` (the height scan only for a policy that reads one)."""
+_TERM_READINGS = ("joint_pos", "joint_vel", "base_ang_vel", "projected_gravity", "velocity_commands", "actions",
+                  "height_scan")
 """The observation term each reading is, in the same order."""
 assert set(_TERM_READINGS) == set(MEASURABLE_TERM_SIZES)

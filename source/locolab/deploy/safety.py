@@ -12,6 +12,8 @@ import math
 
 import numpy as np
 
+from .policy_file import scan_size
+
 INTERVENTIONS = ("nonfinite_observation", "out_of_range_observation", "nonfinite_action", "clipped_to_limits",
                  "rate_limited")
 """The kinds of intervention :attr:`PolicyRuntime.interventions` counts (steps on which each happened)."""
@@ -51,14 +53,16 @@ class SafetyLayer:
         joint_low = self.limit_low - JOINT_POS_MARGIN if limits else np.full(n, -UNBOUNDED)
         joint_high = self.limit_high + JOINT_POS_MARGIN if limits else np.full(n, UNBOUNDED)
         joint_vel = JOINT_VEL_FACTOR * np.asarray(metadata["velocity_limit"], dtype=np.float64)
+        scan = scan_size(metadata)
         self.fields = (("joint_pos", n), ("joint_vel", n), ("ang_vel", 3), ("gravity", 3), ("command", 3),
-                       ("last_action", n))
-        """The readings' fields, in the order of the bounds below (the last action, the policy's own, is finite)."""
+                       ("last_action", n), ("height_scan", scan))
+        """The readings' fields, in the order of the bounds below (the last action, the policy's own, is finite; a
+        height scan only finite: the observation's clip bounds it, and a missed ray reads far)."""
         gravity = 1 + GRAVITY_NORM_TOLERANCE
         self.low = np.concatenate([joint_low, -joint_vel, np.full(3, -MAX_ANG_VEL), np.full(3, -gravity),
-                                   np.full(3 + n, -UNBOUNDED)], dtype=np.float32)
+                                   np.full(3 + n + scan, -UNBOUNDED)], dtype=np.float32)
         self.high = np.concatenate([joint_high, joint_vel, np.full(3, MAX_ANG_VEL), np.full(3, gravity),
-                                    np.full(3 + n, UNBOUNDED)], dtype=np.float32)
+                                    np.full(3 + n + scan, UNBOUNDED)], dtype=np.float32)
         self.gravity = slice(2 * n + 3, 2 * n + 6)
         self.output_names = output_names
         self.memory = len(output_names) > 1

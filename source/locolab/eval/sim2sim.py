@@ -21,6 +21,9 @@ import mujoco
 import numpy as np
 
 from locolab.deploy import PolicyRuntime, RobotState, gravity_in_base_frame
+from locolab.deploy.policy_file import scan_size
+
+from .mujoco_height_scan import HeightScanner
 
 from .robot_effects import Gyroscope, RobotEffects, TargetDelay, apply_to_model, torque_limits
 from .terrain_course import START_OFFSETS, TerrainCourse
@@ -67,12 +70,12 @@ class Sim2SimResult:
 class MujocoRobot:
     """The generated MJCF in MuJoCo, mapped to the policy's joint order, with friction, payload, contact softness and
     the sim-to-real effects of the model (feet, joints) applied; on a terrain ``course``, started at ``start_offset``
-    (x, y) from the MJCF's pose."""
+    (x, y) from the MJCF's pose; ``scan_layout`` (``policy.json``'s ``height_scan``): it also scans the ground."""
 
     def __init__(self, mjcf: str | Path, joint_names: list[str], friction: float | None = None,
                  payload_kg: float = 0.0, base_body: str = "base", contact_time_constant: float | None = None,
                  effects: RobotEffects = RobotEffects(), course: TerrainCourse | None = None,
-                 start_offset: tuple[float, float] = (0.0, 0.0)) -> None:
+                 start_offset: tuple[float, float] = (0.0, 0.0), scan_layout: dict | None = None) -> None:
         spec = mujoco.MjSpec.from_file(str(mjcf))
         if course is not None:
             course.add_to(spec)
@@ -105,6 +108,7 @@ class MujocoRobot:
         self.gyroscope = Gyroscope(effects.gyro_bias, effects.gyro_noise)
         self.initial_qpos = self.model.qpos0.copy()
         self.initial_qpos[:2] += start_offset  # the free joint's x, y
+        self.scanner = HeightScanner(self.model, scan_layout, self.base) if scan_layout else None
 
     def _sensor_slice(self, name: str) -> slice:
         sensor = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_SENSOR, name)
@@ -127,6 +131,7 @@ class MujocoRobot:
             ang_vel=self.gyroscope(self.data.sensordata[self.gyro]),
             gravity=gravity_in_base_frame(self.data.sensordata[self.quat]),
             command=command.astype(np.float32),
+            height_scan=self.scanner(self.data) if self.scanner is not None else None,
         )
 
     def apply_pd(self, targets: np.ndarray, stiffness: np.ndarray, damping: np.ndarray, effort: np.ndarray,
@@ -166,7 +171,8 @@ def run_sim2sim(policy: str | Path | PolicyRuntime, mjcf: str | Path, seconds: f
     runtime = policy if hasattr(policy, "step") else PolicyRuntime(policy)
     meta = runtime.metadata
     robot = MujocoRobot(mjcf, meta["joint_names"], friction, payload_kg, contact_time_constant=contact_time_constant,
-                        effects=effects, course=course, start_offset=start_offset)
+                        effects=effects, course=course, start_offset=start_offset,
+                        scan_layout=meta.get("height_scan") if scan_size(meta) else None)
     velocity_limit = np.asarray(meta["velocity_limit"]) if effects.motor_torque_speed else None
     delay = TargetDelay(effects.latency_steps(robot.model.opt.timestep))
     stiffness = np.asarray(meta["pd_gains"]["stiffness"])

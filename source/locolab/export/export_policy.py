@@ -47,6 +47,7 @@ def export_policy(checkpoint: str | Path, out: str | Path | None = None, which: 
             parity={"max_abs_diff": difference, "samples": samples, "tolerance": PARITY_TOLERANCE},
             onnx_file=out / ONNX_FILE,
             action_clip=opened.agent_cfg.clip_actions,
+            observation_groups=tuple(opened.policy.obs_groups),
         )
     write_atomically(out / "policy.json", lambda tmp: tmp.write_text(json.dumps(metadata, indent=2) + "\n"))
     return {"onnx": str(out / ONNX_FILE), "metadata": str(out / "policy.json"), "agent": opened.agent,

@@ -20,6 +20,7 @@ TERM_MEANINGS = {
     "joint_pos": "joint positions minus default_joint_pos [rad], joint_names order",
     "joint_vel": "joint velocities minus default_joint_vel [rad/s], joint_names order",
     "actions": "the policy's previous output (raw action, before scaling)",
+    "height_scan": "ground heights around the base, base_z - ground_z - 0.5 [m]: the points of height_scan, in order",
 }
 PACKAGES = ("locolab", "torch", "isaaclab", "rsl-rl-lib", "onnx", "onnxruntime")
 COMMAND_NAMES = ("lin_vel_x", "lin_vel_y", "ang_vel_z")
@@ -37,21 +38,39 @@ def per_joint(value, joint_names: list[str]) -> list[float]:
     return [float(resolved[i]) for i in range(len(joint_names))]
 
 
-def observation_terms(env, group: str = "policy") -> list[dict]:
-    """The terms of observation group ``group``, in order: name, size, and the clip then scale Isaac Lab applies."""
+def observation_terms(env, groups: list[str]) -> list[dict]:
+    """The terms of the observation ``groups`` the actor reads, in order: name, size, and the clip then scale Isaac
+    Lab applies."""
     manager = env.observation_manager
-    group_cfg = getattr(env.cfg.observations, group)
     terms = []
-    for name, dims in zip(manager.active_terms[group], manager.group_obs_term_dim[group]):
-        term_cfg = getattr(group_cfg, name)
-        terms.append({
-            "name": name,
-            "meaning": TERM_MEANINGS.get(name),
-            "size": int(dims[-1]),
-            "clip": list(term_cfg.clip) if term_cfg.clip else None,
-            "scale": term_cfg.scale,
-        })
+    for group in groups:
+        group_cfg = getattr(env.cfg.observations, group)
+        for name, dims in zip(manager.active_terms[group], manager.group_obs_term_dim[group]):
+            term_cfg = getattr(group_cfg, name)
+            terms.append({
+                "name": name,
+                "meaning": TERM_MEANINGS.get(name),
+                "size": int(dims[-1]),
+                "clip": list(term_cfg.clip) if term_cfg.clip else None,
+                "scale": term_cfg.scale,
+            })
     return terms
+
+
+def height_scan_layout(sensor) -> dict:
+    """How the points of the height scan of ``sensor`` (a ``RayCasterCfg``) are laid, so a robot's terrain sensor, or
+    a simulator, can produce them in the order the policy read them (Isaac Lab's yaw-aligned grid only)."""
+    pattern = sensor.pattern_cfg
+    if type(pattern).__name__ != "GridPatternCfg" or pattern.ordering != "xy" or sensor.ray_alignment != "yaw":
+        raise ValueError("export describes a height scan on a yaw-aligned grid in xy order; this task's scanner is "
+                         f"{type(pattern).__name__} ({getattr(pattern, 'ordering', None)}, {sensor.ray_alignment}).")
+    points = [int(round(extent / pattern.resolution)) + 1 for extent in pattern.size]
+    return {"size": points[0] * points[1], "points_x": points[0], "points_y": points[1],
+            "resolution_m": pattern.resolution, "length_x_m": pattern.size[0], "width_y_m": pattern.size[1],
+            "offset_xy_m": list(sensor.offset.pos[:2]),
+            "order": "x fastest: point i at x = -length_x/2 + (i % points_x) * resolution, "
+                     "y = -width_y/2 + (i // points_x) * resolution, in the base frame turned by yaw only",
+            "value": "base_z - ground_z - 0.5 [m] (before the term's clip)"}
 
 
 def package_versions() -> dict[str, str | None]:
@@ -70,11 +89,12 @@ def file_sha256(path: Path) -> str:
 
 def policy_metadata(env, *, task: str, inputs: dict[str, list[int]], policy: dict, checkpoint: Path,
                     iteration: int, parity: dict, onnx_file: Path, action_clip: float | None,
-                    recurrent: dict | None = None) -> dict:
+                    recurrent: dict | None = None, observation_groups: tuple[str, ...] = ("policy",)) -> dict:
     """The ``policy.json`` of a policy trained on ``env`` (the unwrapped Isaac Lab environment); ``onnx_file`` the
     written ONNX file beside it (its name and sha256 are recorded, so the runtime refuses another file);
     ``action_clip`` is the agent's ``clip_actions`` (applied to the policy's output before the environment sees it);
-    ``recurrent`` the memory of a recurrent policy (:func:`~locolab.export.onnx_policy.recurrent_description`)."""
+    ``recurrent`` the memory of a recurrent policy (:func:`~locolab.export.onnx_policy.recurrent_description`);
+    ``observation_groups`` the groups the actor reads, in order (a sighted actor's ``scan`` after ``policy``)."""
     onnx_file = Path(onnx_file)
     if not onnx_file.is_file():
         raise ValueError(f"policy.json describes the written ONNX file: '{onnx_file}' is not one.")
@@ -90,7 +110,8 @@ def policy_metadata(env, *, task: str, inputs: dict[str, list[int]], policy: dic
         raise ValueError("export describes one action scale and no per-joint action clip; this task's joint_pos "
                          f"action has scale {action_cfg.scale!r} and clip {action_cfg.clip!r}.")
     ranges = cfg.commands.base_velocity.ranges
-    terms = observation_terms(env)
+    terms = observation_terms(env, list(observation_groups))
+    scan = height_scan_layout(cfg.scene.height_scanner) if any(term["name"] == "height_scan" for term in terms) else None
     history = None
     if "history" in inputs:
         history = {"length": inputs["history"][0], "order": "oldest_first", "source": "observation",
@@ -121,7 +142,9 @@ def policy_metadata(env, *, task: str, inputs: dict[str, list[int]], policy: dic
         "velocity_limit": per_joint(actuator.actuator_velocity_limit, joint_names),
         "control_period_s": env.step_dt,
         "physics_dt_s": env.physics_dt,
-        "observation": {"group": "policy", "size": sum(term["size"] for term in terms), "terms": terms},
+        "observation": {"groups": list(observation_groups), "size": sum(term["size"] for term in terms),
+                        "terms": terms},
+        "height_scan": scan,
         "history": history,
         "recurrent": recurrent,
         "command": {"names": list(COMMAND_NAMES),

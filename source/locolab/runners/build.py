@@ -20,6 +20,20 @@ from .on_policy_runner import LocoLabOnPolicyRunner
 HISTORY_GROUP = "history"
 
 
+def check_obs_groups(env_cfg, agent_cfg) -> None:
+    """A ValueError naming an observation group the agent reads and the task does not have (rsl_rl would find out
+    only once the environment is built, deep in its runner): e.g. a sighted actor's ``scan`` on flat ground."""
+    observations = env_cfg.observations
+    present = [name for name in vars(observations) if not name.startswith("_") and getattr(observations, name)]
+    if getattr(env_cfg, "history_length", None) is not None:
+        present.append(HISTORY_GROUP)
+    for reader, groups in (getattr(agent_cfg, "obs_groups", None) or {}).items():
+        missing = [group for group in groups if group not in present]
+        if missing:
+            raise ValueError(f"agent.obs_groups.{reader} reads {missing}, which this task does not have (it has "
+                             f"{', '.join(present)}): the height scan ('scan') exists on the rough task only.")
+
+
 def wrap_for_agent(env, agent_cfg) -> VecEnv:
     """``env`` (a gymnasium Isaac Lab env, or an rsl_rl VecEnv such as
     :class:`~locolab.envs.multiprocess.SubprocessVecEnv`) as the rsl_rl VecEnv the agent reads: with non-finite
