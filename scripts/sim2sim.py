@@ -21,7 +21,12 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
-from locolab.eval.terrain_course import add_course_arguments, course_from_args
+from locolab.render import MujocoVideoRecorder  # first: it chooses a headless OpenGL backend before mujoco loads
+from locolab.assets import ensure_robot_files  # noqa: E402
+from locolab.deploy import PolicyRuntime  # noqa: E402
+from locolab.eval.robot_effects import REALISTIC, RobotEffects, mjcf_timestep, with_overrides  # noqa: E402
+from locolab.eval.sim2sim import run_sim2sim, sim2sim_course, sim2sim_walking  # noqa: E402
+from locolab.eval.terrain_course import add_course_arguments, course_from_args  # noqa: E402
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -74,19 +79,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.seconds <= 0 or (args.friction is not None and args.friction <= 0) or args.payload < 0:
         print("error: --seconds and --friction must be positive and --payload at least 0.", file=sys.stderr)
         return 2
-    if args.video:
-        from locolab.render import MujocoVideoRecorder  # chooses MUJOCO_GL before mujoco is imported
-    from locolab.assets import ensure_robot_files
-    from locolab.eval.robot_effects import REALISTIC, RobotEffects, mjcf_timestep, with_overrides
-    from locolab.eval.sim2sim import run_sim2sim, sim2sim_course, sim2sim_walking
-
     mjcf = ensure_robot_files().mjcf
     recorder = None
     try:
         course = course_from_args(args)
         if args.video:
-            from locolab.deploy import PolicyRuntime
-
             period = PolicyRuntime(args.policy).metadata["control_period_s"]
             recorder = MujocoVideoRecorder(mjcf, fps=1.0 / period, ground=course)
         effects = with_overrides(REALISTIC if args.realism else RobotEffects(),
