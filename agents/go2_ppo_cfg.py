@@ -63,6 +63,9 @@ WALKING_GATE_EXTRA_ITERATIONS = 500
 ROUGH_PPO_CPU_SCHEDULE = {**PPO_CPU_SCHEDULE, "entropy_off": (300, 301), "action_noise_window": (300, 770),
                           "symmetry_until": 1170, "max_iterations": 1270}
 """Rough terrain on a CPU: the flat schedule stretched twice (not yet measured: the first rough training sets it)."""
+ROUGH_CPU_HIDDEN_DIMS = [256, 128, 128]
+"""Actor and critic layers of the rough agents on a CPU: Isaac Lab's 512-256-128 made the first rough run's update
+4.0 s of its 11 s iterations (docs/measurements/rough_terrain.md); these cost about 2.7x less per sample (weights)."""
 ROUGH_GATE_TILES = (("stairs_up", 0.10), ("stairs_down", 0.10), ("slope_up", 0.3), ("slope_down", 0.3),
                     ("boxes", 0.10), ("rough", 0.06))
 """The terrain sweep's tiles a rough CPU run's final checkpoint must cross (with the walking checks on flat ground)."""
@@ -74,6 +77,12 @@ def rough_walking_gate(min_success: float = ROUGH_GATE_MIN_SUCCESS) -> WalkingGa
     """The rough CPU runs' gate: flat-ground walking checks, then :data:`ROUGH_GATE_TILES`."""
     return WalkingGateCfg(extra_iterations=WALKING_GATE_EXTRA_ITERATIONS, terrain_tiles=ROUGH_GATE_TILES,
                           terrain_min_success=min_success)
+
+
+def use_rough_cpu_networks(cfg) -> None:
+    """:data:`ROUGH_CPU_HIDDEN_DIMS` for a rough agent's actor (its MLP; a recurrent actor's head) and critic."""
+    cfg.actor.hidden_dims = list(ROUGH_CPU_HIDDEN_DIMS)
+    cfg.critic.hidden_dims = list(ROUGH_CPU_HIDDEN_DIMS)
 
 
 def use_cpu_schedule(cfg, schedule: dict) -> None:
@@ -121,4 +130,5 @@ class LocoLabGo2RoughPPORunnerCfg_CPU(PpoCpuCfg, LocoLabGo2RoughPPORunnerCfg):
     def __post_init__(self):
         super().__post_init__()
         use_cpu_schedule(self, ROUGH_PPO_CPU_SCHEDULE)
+        use_rough_cpu_networks(self)
         self.walking_gate = rough_walking_gate()

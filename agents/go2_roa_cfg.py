@@ -23,6 +23,7 @@ from .go2_ppo_cfg import (
     LocoLabGo2RoughPPORunnerCfg,
     PpoCpuCfg,
     use_cpu_schedule,
+    use_rough_cpu_networks,
 )
 
 
@@ -130,6 +131,7 @@ class LocoLabGo2RoughRoaRunnerCfg_CPU(PpoCpuCfg, LocoLabGo2RoughRoaRunnerCfg):
     def __post_init__(self):
         super().__post_init__()
         use_cpu_schedule(self, ROUGH_ROA_TEACHER_CPU_SCHEDULE)
+        use_rough_cpu_networks(self)
         self.algorithm.reg_lambda_window = ROUGH_ROA_CPU_REG_LAMBDA_WINDOW
         self.walking_gate = rough_walking_gate()
 
