@@ -11,10 +11,9 @@ The figures (random-action simulation, each trainer's training steps, their rati
     python scripts/benchmark.py --time_to_walk --train_args "--agent roa"   # the PPO-ROA teacher
 
 ``--time_to_walk`` trains instead (locolab.bench.time_to_walk): every checkpoint, as it is written, is played under the
-fixed commands of locolab.eval.walking. With ``--run`` it trains nothing: a finished run's checkpoints are played in
-order from ``--first_iteration``, the minutes read from its TensorBoard events:
-    python scripts/benchmark.py --time_to_walk --device cpu --run logs/gpu_h200/locolab_go2_flat/<run> \
-        --first_iteration 200
+walking checks (a rough run: its own gate). ``--run RUN[,RESUMED_RUN]`` trains nothing: a finished run's checkpoints
+are played in order from ``--first_iteration``, the minutes read from its TensorBoard events:
+    python scripts/benchmark.py --time_to_walk --device cpu --run logs/<experiment>/<run> --first_iteration 200
 """
 
 from __future__ import annotations
@@ -48,7 +47,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--max_minutes", type=float, default=180.0, help="--time_to_walk: give up after this long")
     parser.add_argument("--train_args", default="", help="--time_to_walk: more train.py arguments, one string")
     parser.add_argument("--log_root", default="logs/time_to_walk", help="--time_to_walk: where the run goes")
-    parser.add_argument("--run", default=None, help="--time_to_walk: a finished run to measure instead of training")
+    parser.add_argument("--run", default=None, help="--time_to_walk: a finished run (RUN,RESUMED_RUN) to measure")
     parser.add_argument("--first_iteration", type=int, default=0, help="--run: skip checkpoints before this iteration")
     return parser.parse_args(argv)
 
@@ -88,7 +87,8 @@ def main(argv: list[str] | None = None) -> int:
             return _error(f"--sim_override: {error}", 2)
     if args.time_to_walk and args.run:
         try:
-            report = time_to_walk_of_run(Path(args.run), play_variant(args.task), device, args.first_iteration)
+            report = time_to_walk_of_run([Path(run) for run in args.run.split(",")], play_variant(args.task), device,
+                                         args.first_iteration)
         except ValueError as error:
             return _error(f"--run: {error}", 2)
         return _emit({"task": args.task, "device": device, **report}, args.output)

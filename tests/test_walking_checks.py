@@ -204,9 +204,11 @@ def test_checks_play_together_in_groups_and_stop_after_the_group_with_a_failure(
     assert all(end <= stand[1] for name, _, end in plays if name != "stand")
 
 
-def fake_finished_run(run_dir, checkpoints: tuple[int, ...], seconds_per_iteration: float, iterations: int):
-    """A run directory as train.py leaves it: params, empty checkpoints, and TensorBoard events that log iteration
-    ``it``'s ``Perf/total_fps`` ``5 + it * seconds_per_iteration`` seconds after the writer's first event."""
+def fake_finished_run(run_dir, checkpoints: tuple[int, ...], seconds_per_iteration: float, iterations: int,
+                      first: int = 0, gate: dict | None = None):
+    """A run directory as train.py leaves it: params (``gate``: its agent's walking gate), empty checkpoints, and
+    TensorBoard events that log iteration ``first + i``'s ``Perf/total_fps`` ``5 + i * seconds_per_iteration`` seconds
+    after the writer's first event."""
     import time
 
     import yaml
@@ -214,13 +216,13 @@ def fake_finished_run(run_dir, checkpoints: tuple[int, ...], seconds_per_iterati
 
     (run_dir / "params").mkdir(parents=True)
     (run_dir / "params" / "env.yaml").write_text(yaml.dump({"scene": {"num_envs": 4096}}))
-    (run_dir / "params" / "agent.yaml").write_text(yaml.dump({"num_steps_per_env": 24}))
+    (run_dir / "params" / "agent.yaml").write_text(yaml.dump({"num_steps_per_env": 24, "walking_gate": gate}))
     for iteration in checkpoints:
         (run_dir / f"model_{iteration}.pt").write_bytes(b"")
     writer = SummaryWriter(str(run_dir))  # its first event carries the current time
     start = time.time()
-    for iteration in range(iterations):
-        writer.add_scalar("Perf/total_fps", 1.0, iteration, walltime=start + 5 + iteration * seconds_per_iteration)
+    for i in range(iterations):
+        writer.add_scalar("Perf/total_fps", 1.0, first + i, walltime=start + 5 + i * seconds_per_iteration)
     writer.close()
 
 
@@ -256,6 +258,32 @@ def test_time_to_walk_of_a_run_that_never_walks_plays_every_checkpoint(tmp_path,
     assert report["walked"] is False and "minutes_to_walk" not in report
     assert [e["iteration"] for e in report["evaluations"]] == [0, 20, 21]
     assert report["evaluations"][-1]["minutes"] == report["evaluations"][-2]["minutes"]  # the last logged minute
+
+
+def test_a_resumed_rough_run_is_judged_by_its_own_gate_across_its_directories(tmp_path, monkeypatch):
+    """docs/benchmarks.md: RUN,RESUMED_RUN; the rough gate's tiles and play seed come from the run's saved config;
+    the resume's minutes continue the first part's (its start-up counted, the gap between them not)."""
+    import locolab.bench.time_to_walk as ttw
+
+    gate = {"play_seed": 3, "play_seconds": 20.0, "terrain_tiles": [["stairs_up", 0.1]], "terrain_min_success": 0.9}
+    first, resumed = tmp_path / "first", tmp_path / "resumed"
+    fake_finished_run(first, (0, 20, 25), seconds_per_iteration=1.0, iterations=26, gate=gate)
+    fake_finished_run(resumed, (40, 60), seconds_per_iteration=2.0, iterations=40, first=21, gate=gate)
+    built, played = [], []
+
+    def gate_checks(task, device, seconds, tiles, min_success):
+        built.append((task, seconds, tiles, min_success))
+        return lambda checkpoint, seed: (played.append((checkpoint.name, seed)) or checkpoint.name == "model_60.pt",
+                                         [])
+
+    monkeypatch.setattr(ttw, "play_checks", gate_checks)
+    monkeypatch.setattr(ttw, "evaluate_walking", lambda *args, **kwargs: pytest.fail("the flat checks were played"))
+    report = ttw.time_to_walk_of_run([first, resumed], "Play", "cpu", first_iteration=20)
+    assert built == [("Play", 20.0, (("stairs_up", 0.1),), 0.9)]
+    assert played == [("model_20.pt", 3), ("model_25.pt", 3), ("model_40.pt", 3), ("model_60.pt", 3)]
+    # iteration 20 at 5 + 20 s; the resume logs 21 (redone) at 5 s of its own writer and 60 39 iterations later
+    expected = (5 + 20 * 1.0 + 5 + 39 * 2.0) / 60
+    assert report["walked"] and report["iteration"] == 60 and abs(report["minutes_to_walk"] - expected) < 0.02
 
 
 def test_benchmark_refuses_a_run_that_is_not_one_or_run_without_time_to_walk(tmp_path):

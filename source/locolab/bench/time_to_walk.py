@@ -17,7 +17,10 @@ checkout as working folder.
 :func:`time_to_walk_of_run` measures a run that has already finished, e.g. one trained on a lent GPU whose device time
 is too short to play checkpoints beside training: its checkpoints are played in order with the same checks, and the
 minutes are read from its TensorBoard events (an iteration's wall clock against the run's first event, so the process
-start-up before training is not counted, unlike the live measurement).
+start-up before training is not counted, unlike the live measurement). A run stopped and resumed is measured across its
+run directories (the first, then each resume's: :func:`locolab.eval.learning_curve.continued` joins their minutes).
+A run whose walking gate has terrain tiles (the rough CPU runs) is judged by its own gate: the walking checks on flat
+ground, then the tiles (:func:`locolab.eval.walking.play_checks`).
 """
 
 from __future__ import annotations
@@ -26,11 +29,13 @@ import json
 import re
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import yaml
 
-from locolab.eval.walking import evaluate_walking
+from locolab.eval.learning_curve import continued
+from locolab.eval.walking import evaluate_walking, play_checks
 
 from .launcher import run_dirs, start_training, stop_training, train_command
 from .processes import tree_cpu_seconds
@@ -56,39 +61,63 @@ def checkpoints_in_order(run_dir: Path) -> list[tuple[int, Path]]:
     return sorted((int(m.group(1)), p) for p in run_dir.glob("model_*.pt") if (m := CHECKPOINT_PATTERN.search(p.name)))
 
 
-def training_minutes(run_dir: Path, tag: str = "Perf/total_fps") -> dict[int, float]:
+def training_minutes(run_dirs: list[Path], tag: str = "Perf/total_fps") -> dict[int, float]:
     """Minutes from the run's first TensorBoard event to the logging of each iteration's ``tag`` (one per iteration),
-    by iteration. The run's checkpoint of an iteration is written right after that iteration is logged."""
-    if not any(run_dir.glob("events.out.tfevents.*")):
-        raise ValueError(f"{run_dir} has no TensorBoard events: pass the run directory that holds them")
-    return read_scalar(run_dir, tag).minutes_since_writer_start()
+    by iteration, across a run's directories (a resume's minutes continue its predecessor's, :func:`continued`). The
+    run's checkpoint of an iteration is written right after that iteration is logged."""
+    for run_dir in run_dirs:
+        if not any(run_dir.glob("events.out.tfevents.*")):
+            raise ValueError(f"{run_dir} has no TensorBoard events: pass the run directory that holds them")
+    segments = [read_scalar(run_dir, tag) for run_dir in run_dirs]
+    joined = continued(segments)
+    return {iteration: minute - segments[0].writer_start_minutes
+            for iteration, minute in zip(joined.iterations, joined.minutes)}
 
 
-def time_to_walk_of_run(run_dir: Path, play_task: str, device: str, first_iteration: int = 0) -> dict:
-    """Play a finished run's checkpoints from ``first_iteration`` on, in order, under the walking checks; stop at the
-    first that walks. Minutes are training time (:func:`training_minutes`); a checkpoint with no logged iteration (one
-    saved on an interrupt after the last log) gets the last logged minute."""
-    if not (run_dir / "params").is_dir():
-        raise ValueError(f"{run_dir} is not a run directory (no params/ in it): pass logs/<experiment>/<run>")
-    checkpoints = [(it, path) for it, path in checkpoints_in_order(run_dir) if it >= first_iteration]
+def run_judge(run_dir: Path, play_task: str, device: str) -> Callable[[Path], tuple[bool, list[dict]]]:
+    """How a run's checkpoints are judged, from its saved agent config: by its own walking gate where that has
+    terrain tiles (its play seed and seconds), else by the walking checks, one play at a time (training may be
+    running beside them)."""
+    agent = yaml.unsafe_load((run_dir / "params" / "agent.yaml").read_text()) or {}
+    gate = agent.get("walking_gate") or {}
+    if not gate.get("terrain_tiles"):
+        return lambda checkpoint: evaluate_walking(checkpoint, play_task, device)
+    tiles = tuple(tuple(tile) for tile in gate["terrain_tiles"])
+    checks = play_checks(play_task, device, gate["play_seconds"], tiles, gate["terrain_min_success"])
+    return lambda checkpoint: checks(checkpoint, gate["play_seed"])
+
+
+def time_to_walk_of_run(run_dirs: Path | list[Path], play_task: str, device: str, first_iteration: int = 0) -> dict:
+    """Play a finished run's checkpoints (``run_dirs``: its directory, or the first and each resume's) from
+    ``first_iteration`` on, in order, under its checks (:func:`run_judge`); stop at the first that walks. Minutes are
+    training time (:func:`training_minutes`); a checkpoint with no logged iteration (one saved on an interrupt after
+    the last log) gets the last logged minute."""
+    run_dirs = [run_dirs] if isinstance(run_dirs, Path) else list(run_dirs)
+    for run_dir in run_dirs:
+        if not (run_dir / "params").is_dir():
+            raise ValueError(f"{run_dir} is not a run directory (no params/ in it): pass logs/<experiment>/<run>")
+    found = {it: path for run_dir in run_dirs for it, path in checkpoints_in_order(run_dir)}  # a resume's win
+    checkpoints = sorted((it, path) for it, path in found.items() if it >= first_iteration)
     if not checkpoints:
-        raise ValueError(f"{run_dir} has no model_<it>.pt at or after iteration {first_iteration}")
-    minutes = training_minutes(run_dir)
-    per_iteration = samples_per_iteration(run_dir)
-    report = {"run": str(run_dir), "minutes_from": "the run's first TensorBoard event (start-up not counted)",
+        raise ValueError(f"{', '.join(map(str, run_dirs))} has no model_<it>.pt at or after iteration {first_iteration}")
+    minutes = training_minutes(run_dirs)
+    per_iteration = samples_per_iteration(run_dirs[0])
+    judge = run_judge(run_dirs[-1], play_task, device)
+    report = {"run": ",".join(map(str, run_dirs)),
+              "minutes_from": "the run's first TensorBoard event (start-up not counted)",
               "walked": False, "evaluations": []}
     for iteration, checkpoint in checkpoints:
         if evaluate_into(report, iteration, checkpoint, minutes.get(iteration, minutes[max(minutes)]),
-                         (iteration + 1) * per_iteration, play_task, device):
+                         (iteration + 1) * per_iteration, judge):
             break
     return report
 
 
-def evaluate_into(report: dict, iteration: int, checkpoint: Path, minutes: float, samples: int, play_task: str,
-                  device: str) -> bool:
-    """Play ``checkpoint`` under the walking checks, append (and print) its evaluation to ``report``, and when it
-    walks record it as the report's result; returns whether it walked."""
-    walked, results = evaluate_walking(checkpoint, play_task, device)
+def evaluate_into(report: dict, iteration: int, checkpoint: Path, minutes: float, samples: int,
+                  judge: Callable[[Path], tuple[bool, list[dict]]]) -> bool:
+    """Judge ``checkpoint`` (:func:`run_judge`), append (and print) its evaluation to ``report``, and when it walks
+    record it as the report's result; returns whether it walked."""
+    walked, results = judge(checkpoint)
     report["evaluations"].append({"iteration": iteration, "minutes": round(minutes, 2), "samples": samples,
                                   "walked": walked, "checks": results})
     print(json.dumps(report["evaluations"][-1]), flush=True)
@@ -134,7 +163,7 @@ def _watch(process: subprocess.Popen, report: dict, start: float, log_root: Path
             evaluated = iteration
             minutes = (checkpoint.stat().st_mtime - start) / 60.0
             samples = (iteration + 1) * samples_per_iteration(runs[-1])
-            if evaluate_into(report, iteration, checkpoint, minutes, samples, play_task, device):
+            if evaluate_into(report, iteration, checkpoint, minutes, samples, run_judge(runs[-1], play_task, device)):
                 report["run"] = str(runs[-1])
                 return
             continue
