@@ -21,7 +21,6 @@ import mujoco
 import numpy as np
 
 from locolab.deploy import PolicyRuntime, RobotState, gravity_in_base_frame
-from locolab.deploy.policy_file import scan_size
 
 from .mujoco_height_scan import HeightScanner
 
@@ -172,7 +171,7 @@ def run_sim2sim(policy: str | Path | PolicyRuntime, mjcf: str | Path, seconds: f
     meta = runtime.metadata
     robot = MujocoRobot(mjcf, meta["joint_names"], friction, payload_kg, contact_time_constant=contact_time_constant,
                         effects=effects, course=course, start_offset=start_offset,
-                        scan_layout=meta.get("height_scan") if scan_size(meta) else None)
+                        scan_layout=meta.get("height_scan"))  # a sighted policy's (export writes None otherwise)
     velocity_limit = np.asarray(meta["velocity_limit"]) if effects.motor_torque_speed else None
     delay = TargetDelay(effects.latency_steps(robot.model.opt.timestep))
     stiffness = np.asarray(meta["pd_gains"]["stiffness"])
