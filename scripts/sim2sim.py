@@ -22,11 +22,11 @@ from dataclasses import asdict
 from pathlib import Path
 
 from locolab.render import MujocoVideoRecorder  # first: it chooses a headless OpenGL backend before mujoco loads
-from locolab.assets import ensure_robot_files  # noqa: E402
-from locolab.deploy import PolicyRuntime  # noqa: E402
-from locolab.eval.robot_effects import REALISTIC, RobotEffects, mjcf_timestep, with_overrides  # noqa: E402
-from locolab.eval.sim2sim import run_sim2sim, sim2sim_course, sim2sim_walking  # noqa: E402
-from locolab.eval.terrain_course import add_course_arguments, course_from_args  # noqa: E402
+from locolab.assets import ensure_robot_files
+from locolab.deploy import PolicyRuntime
+from locolab.eval.robot_effects import REALISTIC, RobotEffects, mjcf_timestep, with_overrides
+from locolab.eval.sim2sim import run_sim2sim, sim2sim_course, sim2sim_walking
+from locolab.eval.terrain_course import add_course_arguments, course_from_args
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

@@ -14,6 +14,7 @@ import json
 import os
 import sys
 from datetime import datetime
+from pathlib import Path
 
 import torch
 from isaaclab.utils.io import dump_yaml
@@ -52,10 +53,10 @@ def training_task(args: argparse.Namespace) -> str:
     return task
 
 
-def checked_checkpoint(path: str, agent: str, phase: str, tasks: tuple[str, ...] = ()):
-    """The checkpoint file ``path`` names, read once to fail before the environment is built if it is unreadable,
-    was trained by another agent or in another ROA phase, or (``tasks`` given: a resume) on a task not among them
-    (a CheckpointError)."""
+def checked_checkpoint(path: str, agent: str, phase: str, tasks: tuple[str, ...] = ()) -> tuple[Path, dict]:
+    """The checkpoint file ``path`` names and its dictionary, read once to fail before the environment is built if it
+    is unreadable, was trained by another agent or in another ROA phase, or (``tasks`` given: a resume) on a task not
+    among them (a CheckpointError)."""
     checkpoint = resolve_checkpoint(path)
     saved = read_checkpoint(checkpoint)
     saved_agent, saved_phase = trained_agent(saved)
@@ -71,7 +72,7 @@ def checked_checkpoint(path: str, agent: str, phase: str, tasks: tuple[str, ...]
                                   "any other run with --no_cpu_profile or on a GPU.")
         raise CheckpointError(f"Checkpoint '{checkpoint}' was trained on --task {given}, not --task {tasks[0]}: "
                               f"give --task {given} (or start a new run without --resume).")
-    return checkpoint
+    return checkpoint, saved
 
 
 def share_among_ranks(env_cfg, agent_cfg, rank: Rank, split_processes: bool) -> None:
@@ -157,12 +158,11 @@ def train(args: argparse.Namespace) -> int:
         rank = this_rank()
         args.device = resolve_device(rank_device(args.device, rank))
         task = training_task(args) if rank.main else quietly(training_task, args)
-        resume = (checked_checkpoint(args.resume, args.agent, args.phase, (args.task, task))
-                  if args.resume else None)
-        trained = read_checkpoint(resume) if resume is not None else None
+        resume, trained = (checked_checkpoint(args.resume, args.agent, args.phase, (args.task, task))
+                           if args.resume else (None, None))
         env_cfg, agent_cfg, overridden = configure(args, task, rank, trained)
-        teacher = checked_checkpoint(args.teacher, args.agent, "train") if args.teacher else None
-        init_from = checked_checkpoint(args.init_from, args.agent, args.phase) if args.init_from else None
+        teacher = checked_checkpoint(args.teacher, args.agent, "train")[0] if args.teacher else None
+        init_from = checked_checkpoint(args.init_from, args.agent, args.phase)[0] if args.init_from else None
     except (ValueError, CheckpointError, MissingAssetError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

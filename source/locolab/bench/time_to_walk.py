@@ -151,7 +151,7 @@ def time_to_walk(train_args: list[str], log_root: Path, play_task: str, device: 
 def _watch(process: subprocess.Popen, report: dict, start: float, log_root: Path, play_task: str, device: str,
            max_minutes: float, poll_s: float) -> None:
     """Evaluate each newest checkpoint into ``report`` until one walks, training ends or ``max_minutes`` pass."""
-    evaluated = -1
+    evaluated, judge = -1, None
     while True:
         if (cpu := tree_cpu_seconds(process.pid)) > 0.0:
             report["cores_used"] = round(cpu / (time.time() - start), 2)
@@ -163,7 +163,8 @@ def _watch(process: subprocess.Popen, report: dict, start: float, log_root: Path
             evaluated = iteration
             minutes = (checkpoint.stat().st_mtime - start) / 60.0
             samples = (iteration + 1) * samples_per_iteration(runs[-1])
-            if evaluate_into(report, iteration, checkpoint, minutes, samples, run_judge(runs[-1], play_task, device)):
+            judge = judge or run_judge(runs[-1], play_task, device)  # the run's saved config, read once
+            if evaluate_into(report, iteration, checkpoint, minutes, samples, judge):
                 report["run"] = str(runs[-1])
                 return
             continue

@@ -35,7 +35,6 @@ class HeightScanner:
     def __init__(self, model: mujoco.MjModel, layout: dict, base: int) -> None:
         self.model, self.base = model, base
         self.points = grid_points(layout)
-        self.geom = np.zeros(1, dtype=np.int32)
 
     def __call__(self, data: mujoco.MjData) -> np.ndarray:
         rotation = data.xmat[self.base].reshape(3, 3)
@@ -44,19 +43,23 @@ class HeightScanner:
         base = data.xpos[self.base]
         xs = base[0] + cos * self.points[:, 0] - sin * self.points[:, 1]
         ys = base[1] + sin * self.points[:, 0] + cos * self.points[:, 1]
-        depth = np.array([self._ground_depth(data, x, y, base[2] + CAST_HEIGHT) for x, y in zip(xs, ys)])
+        depth = np.array([ground_depth(self.model, data, (x, y, base[2] + CAST_HEIGHT))
+                          for x, y in zip(xs, ys)])
         return (depth - CAST_HEIGHT - SCAN_OFFSET).astype(np.float32)
 
-    def _ground_depth(self, data: mujoco.MjData, x: float, y: float, z: float) -> float:
-        """Distance from (x, y, z) straight down to the first world geom (through the robot's), inf if none."""
-        start, travelled = np.array([x, y, z]), 0.0
-        for _ in range(self.model.ngeom):
-            distance = mujoco.mj_ray(self.model, data, start, DOWN, None, 1, -1, self.geom)
-            if distance < 0:
-                return math.inf
-            if self.model.geom_bodyid[self.geom[0]] == 0:
-                return travelled + distance
-            step = distance + 1e-6  # a robot geom: go on from just below where the ray met it
-            travelled += step
-            start[2] -= step
-        return math.inf
+
+def ground_depth(model: mujoco.MjModel, data: mujoco.MjData, point) -> float:
+    """Distance from ``point`` (x, y, z) straight down to the first geom of MuJoCo's world body, through any other
+    body's (the robot's); inf if none."""
+    geom = np.zeros(1, dtype=np.int32)
+    start, travelled = np.array(point, dtype=float), 0.0
+    for _ in range(model.ngeom):
+        distance = mujoco.mj_ray(model, data, start, DOWN, None, 1, -1, geom)
+        if distance < 0:
+            return math.inf
+        if model.geom_bodyid[geom[0]] == 0:
+            return travelled + distance
+        step = distance + 1e-6  # a robot geom: go on from just below where the ray met it
+        travelled += step
+        start[2] -= step
+    return math.inf

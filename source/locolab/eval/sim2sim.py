@@ -23,7 +23,6 @@ import numpy as np
 from locolab.deploy import PolicyRuntime, RobotState, gravity_in_base_frame
 
 from .mujoco_height_scan import HeightScanner
-
 from .robot_effects import Gyroscope, RobotEffects, TargetDelay, apply_to_model, torque_limits
 from .terrain_course import START_OFFSETS, TerrainCourse
 from .walking_checks import WALKING_CHECKS

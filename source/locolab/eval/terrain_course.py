@@ -16,6 +16,8 @@ from dataclasses import asdict, dataclass
 import mujoco
 import numpy as np
 
+from .mujoco_height_scan import ground_depth
+
 STAIR_TREAD = 0.3
 """Depth of a step [m]: the stock rough terrain's ``step_width``."""
 COURSE_WIDTH = 4.0
@@ -102,15 +104,12 @@ class TerrainCourse:
 
 
 def read_heights(model: mujoco.MjModel, xs: np.ndarray, y: float = 0.0) -> np.ndarray:
-    """The ground's height under each ``x`` in a compiled model, by casting rays down onto its static geoms."""
+    """The ground's height under each ``x`` in a compiled model, by casting rays down onto its world geoms (through
+    the robot's: :func:`~.mujoco_height_scan.ground_depth`); NaN where there is none."""
     data = mujoco.MjData(model)
     mujoco.mj_forward(model, data)
-    geom = np.zeros(1, dtype=np.int32)
-    heights = []
-    for x in xs:  # static geoms only: the world's, not the robot's
-        distance = mujoco.mj_ray(model, data, np.array([x, y, 5.0]), np.array([0.0, 0.0, -1.0]), None, 1, -1, geom)
-        heights.append(5.0 - distance if distance >= 0 else math.nan)
-    return np.asarray(heights)
+    depths = [ground_depth(model, data, (x, y, 5.0)) for x in xs]
+    return np.asarray([5.0 - depth if math.isfinite(depth) else math.nan for depth in depths])
 
 
 def add_course_arguments(parser: argparse.ArgumentParser) -> None:

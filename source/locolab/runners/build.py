@@ -30,8 +30,9 @@ def check_obs_groups(env_cfg, agent_cfg) -> None:
     for reader, groups in (getattr(agent_cfg, "obs_groups", None) or {}).items():
         missing = [group for group in groups if group not in present]
         if missing:
+            hint = ": the height scan ('scan') exists on the rough task only" if "scan" in missing else ""
             raise ValueError(f"agent.obs_groups.{reader} reads {missing}, which this task does not have (it has "
-                             f"{', '.join(present)}): the height scan ('scan') exists on the rough task only.")
+                             f"{', '.join(present)}){hint}.")
 
 
 def wrap_for_agent(env, agent_cfg) -> VecEnv:
