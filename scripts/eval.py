@@ -32,8 +32,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--terrain_types", nargs="+", default=None,
                         help="the terrain sweep's types: stairs_up, stairs_down, slope_up, slope_down, boxes, rough "
                              "(default all)")
-    parser.add_argument("--grid", nargs="+", default=[], metavar="NAME=V1,V2", help="replace a sweep's grid values")
-    parser.add_argument("--episodes", type=int, default=8, help="environments (first episodes) per grid point")
+    parser.add_argument("--grid", nargs="+", default=[], metavar="NAME=V1,V2", help="replace a sweep's grid values "
+                        "(terrain: a type's difficulties, e.g. stairs_down=0.05,0.08)")
+    parser.add_argument("--episodes", type=int, default=None, help="environments (first episodes) per grid point "
+                        "(default 8; terrain: robots per tile, default 16)")
     parser.add_argument("--seconds", type=float, default=None, help="run this long instead of one full episode")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--device", default=None, help="cpu, cuda or cuda:N (default: cuda if available)")
@@ -47,28 +49,32 @@ def main(argv: list[str] | None = None) -> int:
     from locolab.envs import MissingAssetError, resolve_device
     from locolab.eval.robustness import evaluate_robustness, evaluate_terrain
     from locolab.eval.sweeps import parse_grid_overrides, parse_sweeps
-    from locolab.eval.terrain_sweep import parse_terrain_types
+    from locolab.eval.terrain_sweep import ROBOTS_PER_TILE, parse_terrain_types, plan_tiles
     from locolab.runners import CheckpointError, resolve_checkpoint
 
     try:
-        if args.episodes < 1:
+        if args.episodes is not None and args.episodes < 1:
             raise ValueError(f"--episodes must be at least 1, got {args.episodes}.")
         if args.seconds is not None and not args.seconds > 0:
             raise ValueError(f"--seconds must be positive, got {args.seconds}.")
         terrain = "terrain" in args.sweep
-        if terrain and (len(args.sweep) > 1 or args.grid):
+        if terrain and len(args.sweep) > 1:
             raise ValueError("--sweep terrain runs alone (its terrain replaces the task's): drop the other sweeps.")
+        if terrain and args.step_csv:
+            raise ValueError("--step_csv is for the robustness sweeps; the terrain sweep writes one row per tile.")
         sweeps = parse_terrain_types(args.terrain_types) if terrain else parse_sweeps(args.sweep)
-        grids = parse_grid_overrides(args.grid)
+        grids = parse_grid_overrides(args.grid, parse_terrain_types if terrain else parse_sweeps)
         if unswept := sorted(set(grids) - set(sweeps)):
-            raise ValueError(f"--grid names {', '.join(unswept)}, which --sweep does not include.")
+            raise ValueError(f"--grid names {', '.join(unswept)}, which "
+                             f"{'--terrain_types' if terrain else '--sweep'} does not include.")
+        tiles = plan_tiles(sweeps, args.episodes or ROBOTS_PER_TILE, grids) if terrain else None
         checkpoints = [resolve_checkpoint(path).resolve() for path in args.checkpoint]
         device = resolve_device(args.device)
         if terrain:
-            report = evaluate_terrain(checkpoints, sweeps, Path(args.out), device, args.seed, policy=args.policy,
+            report = evaluate_terrain(checkpoints, tiles, Path(args.out), device, args.seed, policy=args.policy,
                                       seconds=args.seconds)
         else:
-            report = evaluate_robustness(checkpoints, sweeps, args.episodes, Path(args.out), device, args.seed,
+            report = evaluate_robustness(checkpoints, sweeps, args.episodes or 8, Path(args.out), device, args.seed,
                                          policy=args.policy, seconds=args.seconds, grids=grids,
                                          step_csv=args.step_csv)
     except (ValueError, CheckpointError, MissingAssetError) as error:

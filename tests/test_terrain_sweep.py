@@ -69,6 +69,34 @@ def test_bad_terrain_names_and_flat_policies_are_one_line_errors():
         prepare_terrain_env_cfg(LocoLabGo2FlatEnvCfg_PLAY(), plan_tiles(["rough"]))
 
 
+def test_a_terrain_grid_sets_a_types_difficulties_and_bad_ones_are_one_line_errors():
+    tiles = plan_tiles(["stairs_down", "rough"], robots=4, values={"stairs_down": (0.05, 0.07)})
+    assert [(tile.kind, tile.value, tile.start, tile.stop) for tile in tiles] == [
+        ("stairs_down", 0.05, 0, 4), ("stairs_down", 0.07, 4, 8), ("rough", 0.06, 8, 12)]
+    for values, message in [({"rough": (0.1,)}, "no difficulty to set"), ({"slope_up": (0.0,)}, "must be positive"),
+                            ({"gravel": (0.1,)}, "unknown terrain type gravel")]:
+        with pytest.raises(ValueError, match=message) as error:
+            plan_tiles(list(TERRAIN_TYPES), values=values)
+        assert "\n" not in str(error.value)
+    with pytest.raises(ValueError, match="at least one robot"):
+        plan_tiles(["rough"], robots=0)
+
+
+@pytest.mark.parametrize(("arguments", "message"), [
+    (["--grid", "stairs_down=0.05", "--terrain_types", "stairs_up"], "--grid names stairs_down"),
+    (["--grid", "friction=0.5"], "unknown terrain type friction"),
+    (["--grid", "rough=0.1"], "no difficulty to set"),
+    (["--step_csv"], "--step_csv is for the robustness sweeps"),
+])
+def test_eval_refuses_a_bad_terrain_request_in_one_line_before_loading_anything(arguments, message, capsys):
+    from conftest import load_script
+
+    eval_script = load_script("eval.py")
+    assert eval_script.main(["--checkpoint", "no/such/run", "--sweep", "terrain", *arguments]) == 2
+    error = capsys.readouterr().err
+    assert message in error and error.count("\n") == 1
+
+
 def test_the_report_compares_the_student_with_its_teacher(tmp_path):
     rows = [{"policy": policy, "checkpoint": "run/model_9.pt", "sweep": "terrain", "terrain": "stairs_up",
              "value": value, "episodes": 16, "success": success, "fall": 0.0, "farthest": 3.0}

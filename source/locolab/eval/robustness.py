@@ -21,7 +21,7 @@ from .policy import checkpoint_agent, checkpoint_cfgs
 from .report import write_report
 from .sweeps import DYNAMICS_EVENT, GridPoint, apply_grid, plan_grid, prepare_env_cfg, read_back, sweep_infos
 from .terrain_report import write_terrain_report
-from .terrain_sweep import DistanceTracker, episode_outcomes, plan_tiles, prepare_terrain_env_cfg, tile_rows
+from .terrain_sweep import DistanceTracker, episode_outcomes, prepare_terrain_env_cfg, tile_rows
 
 
 @dataclass(frozen=True)
@@ -95,11 +95,12 @@ def evaluate_robustness(checkpoints: list[Path], sweeps: list[str], episodes: in
     return write_report(rows, {name: infos[name] for name in sweeps}, out_dir)
 
 
-def evaluate_terrain(checkpoints: list[Path], kinds: list[str], out_dir: Path, device: str, seed: int,
+def evaluate_terrain(checkpoints: list[Path], tiles: list, out_dir: Path, device: str, seed: int,
                      policy: str | None = None, seconds: float | None = None) -> Path:
-    """The terrain sweep (:mod:`locolab.eval.terrain_sweep`) of the checkpoints' policies, into ``out_dir``'s
-    results.csv, plots/terrain.png and report.md; returns the report's path. ``seconds`` shortens the episodes."""
-    return write_terrain_report(terrain_rows(checkpoints, plan_tiles(kinds), device, seed, policy, seconds), out_dir)
+    """The terrain sweep (:mod:`locolab.eval.terrain_sweep`) of the checkpoints' policies on ``tiles``
+    (:func:`~locolab.eval.terrain_sweep.plan_tiles`), into ``out_dir``'s results.csv, plots/terrain.png and
+    report.md; returns the report's path. ``seconds`` shortens the episodes."""
+    return write_terrain_report(terrain_rows(checkpoints, tiles, device, seed, policy, seconds), out_dir)
 
 
 def terrain_rows(checkpoints: list[Path], tiles: list, device: str, seed: int, policy: str | None = None,

@@ -62,6 +62,15 @@ def plan_tiles(kinds: list[str], robots: int = ROBOTS_PER_TILE, values: dict[str
     """One tile per (type, value), ``robots`` consecutive environments each; ``values`` replaces some types' values
     (a ValueError names an unknown type)."""
     parse_terrain_types(list(kinds) + list(values or {}))
+    for kind, chosen in (values or {}).items():
+        if TERRAIN_TYPES[kind][1] is None:
+            raise ValueError(f"the {kind} tiles have no difficulty to set (Isaac Lab's noise is the same at every "
+                             f"level): drop {kind} from --grid.")
+        if not all(value > 0 for value in chosen):
+            raise ValueError(f"{kind} values must be positive (a stair riser, a slope's rise over run, a box height "
+                             f"[m]), got {', '.join(f'{value:g}' for value in chosen)}.")
+    if robots < 1:
+        raise ValueError(f"a terrain tile needs at least one robot, got {robots}.")
     tiles = []
     for kind in kinds:
         for value in (values or {}).get(kind, TERRAIN_TYPES[kind][2]):
