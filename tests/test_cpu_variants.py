@@ -311,6 +311,9 @@ def test_rough_cpu_variants_train_on_the_cpu_terrain_grid_collided_as_a_heightfi
     stock, _ = gpu_configs(agent, phase, ROUGH)  # the GPU keeps the stock grid, as a heightfield too
     assert stock.scene.terrain.terrain_generator.num_cols == 20
     assert all(sub.convert_to_heightfield for sub in stock.scene.terrain.terrain_generator.sub_terrains.values())
+    # one command per episode on the CPU's terrain, so the curriculum judges a robot by the command it stalled under
+    assert env_cfg.commands.base_velocity.resampling_time_range == (env_cfg.episode_length_s,) * 2
+    assert stock.commands.base_velocity.resampling_time_range[1] < stock.episode_length_s
 
 
 @pytest.mark.parametrize(("agent", "phase", "min_success"), [("ppo", "train", 0.9), ("ppo_rnn", "train", 0.9),
