@@ -73,6 +73,7 @@ def test_a_terrain_grid_sets_a_types_difficulties_and_bad_ones_are_one_line_erro
     tiles = plan_tiles(["stairs_down", "rough"], robots=4, values={"stairs_down": (0.05, 0.07)})
     assert [(tile.kind, tile.value, tile.start, tile.stop) for tile in tiles] == [
         ("stairs_down", 0.05, 0, 4), ("stairs_down", 0.07, 4, 8), ("rough", 0.06, 8, 12)]
+    assert plan_tiles(["rough"], values={"rough": (0.06,)})[0].value == 0.06  # its own noise, as the gate names it
     for values, message in [({"rough": (0.1,)}, "no difficulty to set"), ({"slope_up": (0.0,)}, "must be positive"),
                             ({"gravel": (0.1,)}, "unknown terrain type gravel")]:
         with pytest.raises(ValueError, match=message) as error:

@@ -63,9 +63,10 @@ def plan_tiles(kinds: list[str], robots: int = ROBOTS_PER_TILE, values: dict[str
     (a ValueError names an unknown type)."""
     parse_terrain_types(list(kinds) + list(values or {}))
     for kind, chosen in (values or {}).items():
-        if TERRAIN_TYPES[kind][1] is None:
+        _, parameter, default = TERRAIN_TYPES[kind]
+        if parameter is None and tuple(chosen) != default:
             raise ValueError(f"the {kind} tiles have no difficulty to set (Isaac Lab's noise is the same at every "
-                             f"level): drop {kind} from --grid.")
+                             f"level, {', '.join(f'{value:g}' for value in default)}): drop {kind} from --grid.")
         if not all(value > 0 for value in chosen):
             raise ValueError(f"{kind} values must be positive (a stair riser, a slope's rise over run, a box height "
                              f"[m]), got {', '.join(f'{value:g}' for value in chosen)}.")
