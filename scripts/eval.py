@@ -20,6 +20,9 @@ import argparse
 import sys
 from pathlib import Path
 
+ROBUSTNESS_EPISODES = 8
+"""Environments per grid point of the robustness sweeps when --episodes is not given."""
+
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -35,7 +38,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--grid", nargs="+", default=[], metavar="NAME=V1,V2", help="replace a sweep's grid values "
                         "(terrain: a type's difficulties, e.g. stairs_down=0.05,0.08)")
     parser.add_argument("--episodes", type=int, default=None, help="environments (first episodes) per grid point "
-                        "(default 8; terrain: robots per tile, default 16)")
+                        f"(default {ROBUSTNESS_EPISODES}; terrain: robots per tile, default 16)")
     parser.add_argument("--seconds", type=float, default=None, help="run this long instead of one full episode")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--device", default=None, help="cpu, cuda or cuda:N (default: cuda if available)")
@@ -74,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
             report = evaluate_terrain(checkpoints, tiles, Path(args.out), device, args.seed, policy=args.policy,
                                       seconds=args.seconds)
         else:
-            report = evaluate_robustness(checkpoints, sweeps, args.episodes or 8, Path(args.out), device, args.seed,
+            report = evaluate_robustness(checkpoints, sweeps, args.episodes or ROBUSTNESS_EPISODES, Path(args.out), device, args.seed,
                                          policy=args.policy, seconds=args.seconds, grids=grids,
                                          step_csv=args.step_csv)
     except (ValueError, CheckpointError, MissingAssetError) as error:

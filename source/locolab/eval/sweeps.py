@@ -76,13 +76,13 @@ def parse_sweeps(names: list[str]) -> list[str]:
     return chosen
 
 
-def parse_grid_overrides(specs: list[str], parse_names=None) -> dict[str, tuple[float, ...]]:
-    """``NAME=V1,V2,...`` grid overrides; an unknown name (checked by ``parse_names``, default
-    :func:`parse_sweeps`), an empty grid or a non-number is a ValueError."""
+def parse_grid_overrides(specs: list[str], parse_names=parse_sweeps) -> dict[str, tuple[float, ...]]:
+    """``NAME=V1,V2,...`` grid overrides; an unknown name (checked by ``parse_names``: sweeps, or terrain types),
+    an empty grid or a non-number is a ValueError."""
     grids = {}
     for spec in specs:
         name, _, values = spec.partition("=")
-        (parse_names or parse_sweeps)([name])
+        parse_names([name])
         if name == "all":
             raise ValueError("--grid takes one sweep per NAME=V1,V2,... (not 'all').")
         items = [item for item in values.split(",") if item.strip()]
