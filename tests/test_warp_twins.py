@@ -1,5 +1,5 @@
-"""Every Warp twin of a LocoLab term (locolab.envs.mdp.warp_twins and warp_command, locolab.envs.warp_metrics) gives
-its torch counterpart's values, on the CPU.
+"""Every Warp twin of a LocoLab term (locolab.envs.mdp.warp_twins, warp_dynamics and warp_command,
+locolab.envs.warp_metrics) gives its torch counterpart's values, on the CPU.
 
 Runs of the PPO CPU task (8 randomised, pushed robots, violent random actions, falls and resets): at each of 60 steps
 every twin writes into its own warp buffer, beside the torch term on the same state. Draws are held to their term's
@@ -36,6 +36,8 @@ def twin_differences(num_envs: int = 8, steps: int = 60) -> dict:
     seen = {"contact": 0.0, "gait": 0.0, "resets": 0}
     with open_env(TASK, env_cfg) as env, torch.inference_mode():
         vec, unwrapped = RslRlVecEnvWrapper(env), env.unwrapped
+        # the Warp env's per-environment generators, which the stable env does not have
+        unwrapped.rng_state_wp = wp.array(np.arange(1, num_envs + 1, dtype=np.uint32), device="cpu")
         observations = unwrapped.observation_manager
         terms = {name: cfg for name, cfg in zip(observations.active_terms["critic"],
                                                 observations._group_obs_term_cfgs["critic"])}
@@ -44,6 +46,8 @@ def twin_differences(num_envs: int = 8, steps: int = 60) -> dict:
         gyro_cfg = dict(zip(observations.active_terms["policy"], observations._group_obs_term_cfgs["policy"]))[
             "base_ang_vel"]
         gyro, drifting_gyro = (warp_twins.gyro_with_bias(gyro_cfg, unwrapped) for _ in range(2))
+        twins = {"feet_contact": warp_twins.feet_contact,
+                 "dynamics_params": warp_twins.dynamics_params(terms["dynamics"], unwrapped)}
         for _ in range(steps):
             vec.step(1.5 * torch.randn(num_envs, vec.num_actions, generator=generator))
             seen["resets"] += int(unwrapped.reset_buf.sum())
@@ -51,7 +55,7 @@ def twin_differences(num_envs: int = 8, steps: int = 60) -> dict:
                 cfg = terms[term]
                 expected = cfg.func(unwrapped, **cfg.params)
                 out = wp.zeros(tuple(expected.shape), dtype=wp.float32, device="cpu")
-                getattr(warp_twins, name)(unwrapped, out, **cfg.params)
+                twins[name](unwrapped, out, **cfg.params)
                 largest[name] = max(largest[name], float((wp.to_torch(out) - expected).abs().max()))
             seen["contact"] = max(seen["contact"], float(terms["feet_contact"].func(
                 unwrapped, **terms["feet_contact"].params).sum()))
@@ -226,3 +230,76 @@ def test_the_episode_metrics_warp_twin_gives_the_torch_paths_table():
     zero = [name for name, seen in result["nonzero"].items() if not seen]
     assert set(zero) <= {"time_out", "reward/dof_pos_limits"}, zero  # every other column was exercised
     assert result["error"].startswith("metric 'height' (<lambda>) has no Warp twin") and "\n" not in result["error"]
+
+
+def dynamics_twin_differences(num_envs: int = 8, steps: int = 30, draws: int = 300) -> dict:
+    """The dynamics event's twin beside the torch term on one environment: the values of the same draws (at the
+    configured ranges and at a curriculum's narrowed ones), what a masked reset changes and writes into Newton's
+    actuators, and the law of its own draws (uniform, and Beta(0.5, 0.5) for ``sample_concentration=0.5``)."""
+    import warp as wp
+    from isaaclab_rl.rsl_rl import RslRlVecEnvWrapper
+
+    from locolab.envs import load_task_cfgs, open_env
+    from locolab.envs.mdp.warp_dynamics import randomize_dynamics
+
+    env_cfg, _ = load_task_cfgs(TASK, num_envs=num_envs, device="cpu", seed=5)
+    generator = torch.Generator().manual_seed(6)
+    largest = {"values": 0.0, "narrowed": 0.0, "actuators": 0.0}
+    with open_env(TASK, env_cfg) as env, torch.inference_mode():
+        vec, unwrapped = RslRlVecEnvWrapper(env), env.unwrapped
+        unwrapped.rng_state_wp = wp.array(np.arange(1, num_envs + 1, dtype=np.uint32), device="cpu")
+        event_cfg = unwrapped.event_manager.get_term_cfg("dynamics")
+        term, twin = event_cfg.func, randomize_dynamics(event_cfg, unwrapped)
+        everything = wp.array(np.ones(num_envs, dtype=bool), dtype=wp.bool, device="cpu")
+        for step in range(steps):
+            vec.step(1.5 * torch.randn(num_envs, vec.num_actions, generator=generator))
+            unit = torch.rand(twin.unit.shape, generator=generator)
+            unit[0, :] = torch.tensor([0.0, 1.0]).repeat(unit.shape[1])[:unit.shape[1]]  # the ranges' ends
+            wp.to_torch(twin.unit).copy_(unit)
+            for scale, key in ((1.0, "values"), (0.3, "narrowed")):
+                term.range_scale = twin.range_scale = scale
+                twin.values_from_unit(everything)
+                largest[key] = max(largest[key], float((wp.to_torch(twin.sampled) - term.from_unit(unit)).abs().max()))
+            term.range_scale = twin.range_scale = 1.0
+        # a masked reset: new values in the masked rows alone, and in the actuators Newton steps with
+        before = twin.values.clone()
+        mask = torch.arange(num_envs) % 2 == 1
+        twin(unwrapped, wp.array(mask.numpy(), dtype=wp.bool, device="cpu"), **event_cfg.params)
+        strength, kp_scale, kd_scale, delay = twin._actuator_read_back()
+        columns = {name: twin.columns(name) for name in ("motor_strength", "kp_scale", "kd_scale", "action_delay")}
+        for name, read in (("motor_strength", strength), ("kp_scale", kp_scale), ("kd_scale", kd_scale),
+                           ("action_delay", delay)):
+            largest["actuators"] = max(largest["actuators"], float((read[mask] - twin.values[mask][
+                :, columns[name]]).abs().max()))
+        unchanged = bool((twin.values[~mask] == before[~mask]).all())
+        changed = float((twin.values[mask] != before[mask]).float().mean())
+        inside = bool(((twin.values >= twin.low) & (twin.values <= twin.high)).all())
+        delays = twin.values[:, columns["action_delay"]]
+        whole = bool((delays == delays.round()).all())
+        # the law of the draws: ``draws`` resamples of every environment, each column a draw
+        laws = {}
+        for concentration in (1.0, 0.5):
+            twin.concentration = concentration
+            samples = []
+            for _ in range(draws):
+                twin.draw(everything, unwrapped.rng_state_wp)
+                samples.append(wp.to_torch(twin.unit).clone())
+            samples = torch.cat(samples).flatten()
+            laws[str(concentration)] = {"mean": float(samples.mean()), "var": float(samples.var()),
+                                        "outer_tenth": float(((samples < 0.05) | (samples > 0.95)).float().mean()),
+                                        "min": float(samples.min()), "max": float(samples.max())}
+    return {"largest": largest, "unchanged": unchanged, "changed": changed, "inside": inside, "whole": whole,
+            "laws": laws, "capturable": getattr(randomize_dynamics, "_warp_capturable", True)}
+
+
+def test_the_dynamics_events_warp_twin_gives_its_torch_terms_values_and_law():
+    result = in_fresh_process(dynamics_twin_differences)
+    for name, difference in result["largest"].items():
+        assert difference < 1e-5, (name, difference)
+    assert result["unchanged"] and result["changed"] > 0.8  # the masked rows alone were drawn anew
+    assert result["inside"] and result["whole"]  # within the ranges; whole physics steps of delay
+    uniform, arcsine = result["laws"]["1.0"], result["laws"]["0.5"]  # 67200 draws each
+    for law, variance, outer in ((uniform, 1 / 12, 0.1), (arcsine, 1 / 8, 0.2872)):
+        assert abs(law["mean"] - 0.5) < 0.01 and abs(law["var"] - variance) < 0.005, law
+        assert abs(law["outer_tenth"] - outer) < 0.01 and 0.0 <= law["min"] and law["max"] <= 1.0, law
+    assert result["capturable"] is False  # the event manager runs it uncaptured, as Isaac Lab's own CoM event

@@ -275,14 +275,20 @@ class randomize_dynamics(ManagerTermBase):
         if env_ids is None or isinstance(env_ids, slice):
             env_ids = torch.arange(self.num_envs, device=self.device)[env_ids or slice(None)]
         if len(env_ids) > 0:
-            unit = unit_draws(len(env_ids), len(self.names), self.concentration, self.device)
-            # whole-number parameters draw over [low - 1/2, high + 1/2] and round: each integer equally often
-            widen = self._integer.float() * 0.5
-            sample = self.low - widen + (self.high - self.low + 2 * widen) * unit
-            middle = (self.low + self.high) / 2
-            values = middle + self.range_scale * (sample - middle)
-            values = torch.where(self._integer, values.round(), values)
-            self.apply(env_ids, torch.minimum(torch.maximum(values, self.low), self.high))  # float32 rounding
+            self.apply(env_ids, self.from_unit(unit_draws(len(env_ids), len(self.names), self.concentration,
+                                                          self.device)))
+
+    def from_unit(self, unit: torch.Tensor) -> torch.Tensor:
+        """The parameter values of draws ``unit`` in [0, 1] (one row per environment): the ranges, narrowed around
+        their midpoints by :attr:`range_scale`, whole numbers where a parameter is one (its Warp twin,
+        :mod:`locolab.envs.mdp.warp_dynamics`, does the same arithmetic)."""
+        # whole-number parameters draw over [low - 1/2, high + 1/2] and round: each integer equally often
+        widen = self._integer.float() * 0.5
+        sample = self.low - widen + (self.high - self.low + 2 * widen) * unit
+        middle = (self.low + self.high) / 2
+        values = middle + self.range_scale * (sample - middle)
+        values = torch.where(self._integer, values.round(), values)
+        return torch.minimum(torch.maximum(values, self.low), self.high)  # float32 rounding
 
     def fix(self, name: str, values: torch.Tensor) -> None:
         """Hold parameter ``name`` (a column of :attr:`names`; ``motor_strength`` sets every motor) at ``values``
