@@ -122,13 +122,20 @@ def select_physics_engine(env_cfg) -> None:
 
 
 @contextlib.contextmanager
-def open_env(task: str, env_cfg) -> Iterator[gym.Env]:
-    """Launch the (kit-less) simulation runtime and build the environment; close both on exit."""
+def open_env(task: str, env_cfg, frontend: str = "torch") -> Iterator[gym.Env]:
+    """Launch the (kit-less) simulation runtime and build the environment; close both on exit. ``frontend="warp"``:
+    on Isaac Lab's Warp frontend (:mod:`locolab.envs.warp_frontend`, imported only then: it loads
+    ``isaaclab_experimental``)."""
     from isaaclab.app import launch_simulation
 
     select_physics_engine(env_cfg)
     with launch_simulation(env_cfg, {"device": env_cfg.sim.device, "headless": True}):
-        env = gym.make(task, cfg=env_cfg)
+        if frontend == "warp":
+            from .warp_frontend import make_warp_env
+
+            env = make_warp_env(env_cfg)
+        else:
+            env = gym.make(task, cfg=env_cfg)
         quiet_capped_solver(env_cfg)
         skip_absent_passive_forces(env_cfg)
         try:

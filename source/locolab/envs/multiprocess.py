@@ -293,11 +293,12 @@ class SubprocessVecEnv(VecEnv):
 
 
 @contextlib.contextmanager
-def open_training_env(task: str, env_cfg, sim_processes: int = 1, clip_actions: float | None = None):
-    """``open_env`` for one simulation process; for more, a :class:`SubprocessVecEnv` (CPU) that splits the robots
-    over that many processes."""
+def open_training_env(task: str, env_cfg, sim_processes: int = 1, clip_actions: float | None = None,
+                      frontend: str = "torch"):
+    """``open_env`` for one simulation process (on ``frontend``); for more, a :class:`SubprocessVecEnv` (CPU) that
+    splits the robots over that many processes."""
     if sim_processes <= 1:
-        with open_env(task, env_cfg) as env:
+        with open_env(task, env_cfg, frontend) as env:
             yield env
         return
     vec_env = SubprocessVecEnv(task, env_cfg, sim_processes, clip_actions=clip_actions)
