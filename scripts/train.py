@@ -5,6 +5,7 @@
     python scripts/train.py --agent roa                                      # ROA phase train: the teacher
     python scripts/train.py --agent roa --phase finetune --teacher logs/locolab_go2_flat_roa/<run>   # the student
     python scripts/train.py --agent sac --collector async                    # SAC, collecting while it learns (CPU)
+    python scripts/train.py --frontend warp --device cuda                    # Isaac Lab's Warp frontend, captured
 
     python scripts/train.py env.scene.num_envs=128 agent.algorithm.learning_rate=3e-4   # Hydra-style overrides
 
@@ -23,7 +24,7 @@ import argparse
 import signal
 import sys
 
-from locolab.train_arguments import check_arguments
+from locolab.train_arguments import FRONTENDS, check_arguments
 
 DEFAULT_TASK = "LocoLab-Velocity-Flat-Go2"
 AGENTS = ("ppo", "ppo_rnn", "roa", "sac")
@@ -54,6 +55,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--log_root", default="logs", help="root of the run directories (default logs/)")
     parser.add_argument("--sim_processes", type=int, default=None, help="CPU: simulation processes, each stepping "
                         "a slice of the robots (default: the task's, 2 for -CPU tasks)")
+    parser.add_argument("--frontend", choices=FRONTENDS, default="torch", help="torch: Isaac Lab's stable managers; "
+                        "warp: its Warp frontend, MDP terms as Warp kernels, captured in CUDA graphs on a GPU (flat "
+                        "tasks on MuJoCo-Warp: with --no_cpu_profile on a CPU)")
     parser.add_argument("--no_cpu_profile", action="store_true", help="on a CPU, train the task as given (its "
                         "GPU-sized settings) instead of its -CPU variant")
     parser.add_argument("overrides", nargs="*", metavar="KEY=VALUE", help="Hydra-style overrides of the configs, "

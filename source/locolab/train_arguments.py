@@ -17,6 +17,8 @@ def check_folder_name(value: str, what: str) -> None:
         raise ValueError(f"{what} '{value}' must be a plain folder name (letters, digits, '_', '-', '.', not starting "
                          "with '.'): it names a folder inside the log root, never a path.")
 
+FRONTENDS = ("torch", "warp")
+"""``--frontend``: Isaac Lab's stable (torch) managers, or its Warp frontend's (:mod:`locolab.envs.warp_frontend`)."""
 SEED_RANGE = (0, 2**32 - 1)
 """Seeds numpy, torch and Warp accept alike."""
 

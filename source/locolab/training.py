@@ -122,6 +122,10 @@ def configure(args: argparse.Namespace, task: str, rank: Rank = Rank(), trained:
     check_obs_groups(env_cfg, agent_cfg)
     check_dynamics_cfg(env_cfg)
     check_physics_engine(env_cfg)
+    if getattr(args, "frontend", "torch") == "warp":
+        from locolab.envs.warp_frontend import check_warp_frontend  # only then: it loads isaaclab_experimental
+
+        check_warp_frontend(env_cfg, getattr(env_cfg, "sim_processes", 1))
     check_periodic_eval_cfg(getattr(agent_cfg, "evaluation", None))
     gate = getattr(agent_cfg, "walking_gate", None)
     if gate is not None and not gate.play_seconds > 0:
@@ -211,7 +215,8 @@ def planned_iterations(runner, max_iterations: int, resumed: bool, more: int | N
 def train_in_run_dir(args: argparse.Namespace, task: str, env_cfg, agent_cfg, resume, teacher, log_dir: str,
                      rank: Rank, init_from=None) -> int:
     """:func:`train` once the configs are checked and the run directory named (rank 0 alone writes it)."""
-    with (open_training_env(task, env_cfg, env_cfg.sim_processes, agent_cfg.clip_actions) as env,
+    with (open_training_env(task, env_cfg, env_cfg.sim_processes, agent_cfg.clip_actions,
+                            getattr(args, "frontend", "torch")) as env,
           periodic_evaluation(task, env_cfg, agent_cfg) if rank.main else contextlib.nullcontext() as evaluator):
         try:
             runner = build_runner(env, agent_cfg, log_dir, evaluator)

@@ -230,10 +230,17 @@ def metric_terms(env) -> dict[str, MetricTermCfg]:
     return terms
 
 
+def step_rewards(env) -> torch.Tensor:
+    """[N, terms] weighted rewards of the last step (no dt): the stable reward manager's ``_step_reward``, or the torch
+    view of the Warp frontend's (:mod:`locolab.envs.warp_frontend`) buffer of the same values."""
+    manager = env.reward_manager
+    return manager._step_reward if hasattr(manager, "_step_reward") else manager._step_reward_tensor_view
+
+
 def step_metric_values(env, terms: dict[str, MetricTermCfg]) -> torch.Tensor:
     """[N, M] values of ``terms`` after a step of the (unwrapped) Isaac Lab env ``env``. A reward term's value is its
     weighted reward of this step times the step length, as the reward manager adds it to the reward."""
-    rewards = env.reward_manager._step_reward * env.step_dt  # per-term rewards of the last step (weighted, no dt)
+    rewards = step_rewards(env) * env.step_dt  # per-term rewards of the last step (weighted, no dt)
     reward_index = {name: i for i, name in enumerate(env.reward_manager.active_terms)}
     columns = [rewards[:, reward_index[name[len("reward/"):]]] if term.func is None else term.func(env)
                for name, term in terms.items()]

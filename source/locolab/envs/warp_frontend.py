@@ -30,8 +30,6 @@ from isaaclab_experimental.utils.manager_call_switch import ManagerCallMode
 
 from .mdp.warp_twins import WARP_TWINS
 
-FRONTENDS = ("torch", "warp")
-"""Values of train.py's ``--frontend``: Isaac Lab's stable (torch) managers, or the Warp frontend's."""
 _LOCOLAB_TWINS = frozenset(WARP_TWINS.values())
 
 
@@ -47,7 +45,7 @@ def check_warp_frontend(env_cfg, sim_processes: int = 1) -> None:
     engine = getattr(env_cfg, "physics_engine", "mujoco_warp")
     if engine != "mujoco_warp":
         raise ValueError(f"--frontend warp steps Newton's MuJoCo-Warp solver, not physics_engine '{engine}' (the CPU "
-                         "profile's): add --no_cpu_profile, or env.physics_engine=mujoco_warp.")
+                         "profile's): add --no_cpu_profile to train the task as given.")
     if sim_processes > 1:
         raise ValueError(f"--frontend warp builds one environment in one process, not {sim_processes} simulation "
                          "processes: use --sim_processes 1.")
@@ -59,7 +57,7 @@ def check_warp_frontend(env_cfg, sim_processes: int = 1) -> None:
                          "terrain with --frontend torch, or a flat task with --frontend warp.")
     problem = LocoLabWarpFrontend.check_compatibility(copy.deepcopy(env_cfg))  # adapts what it checks
     if problem is not None:
-        raise ValueError(" ".join(problem.split()) + " (--frontend warp: use --frontend torch for this task).")
+        raise ValueError(" ".join(problem.split()) + " (--frontend warp: train this task with --frontend torch).")
 
 
 class LocoLabWarpFrontend(WarpFrontend):
