@@ -123,3 +123,36 @@ def test_the_flat_task_runs_on_the_warp_frontend_and_matches_the_torch_frontend(
         assert name in STOCK_DIFFERENCES or difference < 1e-4, (name, difference)
     assert np.abs(np.array(stable["rewards"])).max() > 0.01  # the rewards were not all zero
     assert warp["dones"] == stable["dones"]
+
+
+def refusals() -> dict:
+    """What check_warp_frontend says of the CPU profile, rough terrain, simulation processes and the flat task, and
+    what the benchmark's Warp entry says on a CPU."""
+    from types import SimpleNamespace
+
+    from locolab.bench.throughput import warp_step_figures
+    from locolab.envs import load_task_cfgs
+    from locolab.envs.warp_frontend import check_warp_frontend
+
+    said = {}
+    for name, task, processes in (("cpu_profile", f"{TASK}-CPU", 1), ("rough", "LocoLab-Velocity-Rough-Go2", 1),
+                                  ("processes", TASK, 2), ("flat", TASK, 1)):
+        env_cfg, _ = load_task_cfgs(task, num_envs=NUM_ENVS, device="cpu")
+        try:
+            said[name] = check_warp_frontend(env_cfg, processes)
+        except ValueError as error:
+            said[name] = str(error)
+    args = SimpleNamespace(task=TASK, num_envs=NUM_ENVS, sim_steps=10, sim_override=[])
+    said["benchmark"] = warp_step_figures(args, "cpu", 1.0)
+    return said
+
+
+@pytest.mark.slow
+def test_the_warp_frontend_refuses_what_it_cannot_run_in_one_line():
+    said = in_fresh_process(refusals)
+    assert said["flat"] is None
+    assert "physics_engine 'mujoco_c'" in said["cpu_profile"] and "--no_cpu_profile" in said["cpu_profile"]
+    assert "height scan" in said["rough"] and "--frontend torch" in said["rough"]
+    assert "2 simulation processes" in said["processes"] and "--sim_processes 1" in said["processes"]
+    assert all("\n" not in said[name] for name in ("cpu_profile", "rough", "processes"))
+    assert said["benchmark"]["sim_warp_captured_skipped"].startswith("the Warp frontend's captured step needs a CUDA")

@@ -29,6 +29,11 @@ Measures, in one run so that ratios compare like with like on a shared machine:
   MuJoCo C's own ``mj_step`` on the environment's own worlds, i.e. the environment's speed as a share of MuJoCo C's
   on the same worlds (the MJCF servo robot above has softer contacts than the worlds Newton converts, a 0.02 s
   contact time constant against 0.0018 s, and steps faster: it bounds, but is not, the same physics);
+- on a GPU, ``sim_warp_captured_steps_per_s``: the same random-action steps on Isaac Lab's Warp frontend
+  (locolab.envs.warp_frontend: MDP terms as Warp kernels, every manager's stage captured in a CUDA graph),
+  ``sim_warp_captured_physics_share`` and ``sim_warp_captured_vs_stable_ratio`` (over the stable managers'
+  ``sim_random_actions_steps_per_s``); elsewhere, or for a task the frontend cannot run, ``sim_warp_captured_skipped``
+  says why;
 - on a CPU and a rough task, ``sim_flat_ground_steps_per_s``: the same robots and physics on the flat task's plane,
   and ``sim_terrain_vs_flat_ratio``: what colliding with the terrain's heightfield costs (the rough task's
   ``sim_profile_mujoco_warp_steps_per_s`` is then MuJoCo-Warp with Newton's own collision pipeline, the GPU's);
@@ -83,13 +88,15 @@ TRAINER_TIMEOUT_S = 3600
 
 
 def sim_steps_per_s(task: str, num_envs: int, device: str, steps: int, warmup: int = 10,
-                    cpu_profile: bool = True, blocks: int = 4, overrides: list[str] = ()) -> dict[str, float]:
+                    cpu_profile: bool = True, blocks: int = 4, overrides: list[str] = (),
+                    frontend: str = "torch") -> dict[str, float]:
     """Env-steps/s of the environment stepped with uniform random actions in [-1, 1] (``sim_cfgs``' configs), bare
     and behind the non-finite guard (locolab.envs.nonfinite_guard), in alternating blocks of ``steps / blocks`` steps
     each; also the share of the bare steps' time spent in the physics (``SimulationContext.step``: Newton's collision,
-    solver and state exchange), the rest being Isaac Lab's managers, actuators and sensors."""
+    solver and state exchange), the rest being Isaac Lab's managers, actuators and sensors. ``frontend``: Isaac
+    Lab's stable managers (torch) or its Warp frontend's (warp; the warm-up then captures the CUDA graphs)."""
     env_cfg, _ = sim_cfgs(task, num_envs, device, cpu_profile, overrides)
-    with open_env(task, env_cfg) as env, torch.inference_mode():
+    with open_env(task, env_cfg, frontend) as env, torch.inference_mode():
         bare = RslRlVecEnvWrapper(env)
         guarded = NonFiniteGuard(bare)
         bare.reset()
@@ -111,6 +118,8 @@ def sim_steps_per_s(task: str, num_envs: int, device: str, steps: int, warmup: i
             for _ in range(warmup if index < 0 else block):
                 (guarded if name == "guarded" else bare).step(2 * torch.rand(num_envs, bare.num_actions,
                                                                              device=device) - 1)
+            if device.startswith("cuda"):
+                torch.cuda.synchronize()  # a captured step returns before the GPU is done
             if index >= 0:
                 seconds[name] += time.perf_counter() - start
         sim.step = physics_step
@@ -127,6 +136,28 @@ def sim_in_fresh_process(args, device: str, physics: str, task: str | None = Non
         overrides.append("env.physics_engine=mujoco_warp")
     return in_fresh_process(sim_steps_per_s, task or args.task, args.num_envs, device, args.sim_steps,
                             cpu_profile=physics != "stock", overrides=overrides)
+
+
+WARP_STEP_NEEDS_GPU = ("the Warp frontend's captured step needs a CUDA GPU (CUDA graphs); on a CPU its terms run "
+                       "uncaptured, tested in tests/test_warp_frontend.py")
+
+
+def warp_step_figures(args, device: str, stable_steps_per_s: float) -> dict:
+    """The random-action step on the Warp frontend, captured (see the module docstring), against the stable one;
+    on a CPU, or for a task the frontend cannot run (:func:`~locolab.envs.warp_frontend.check_warp_frontend`), the
+    reason it was not timed."""
+    if not device.startswith("cuda"):
+        return {"sim_warp_captured_skipped": WARP_STEP_NEEDS_GPU}
+    from locolab.envs.warp_frontend import check_warp_frontend  # only here: it loads isaaclab_experimental
+
+    try:
+        check_warp_frontend(sim_cfgs(args.task, args.num_envs, device, overrides=list(args.sim_override))[0])
+    except ValueError as error:
+        return {"sim_warp_captured_skipped": str(error)}
+    warp = in_fresh_process(sim_steps_per_s, args.task, args.num_envs, device, args.sim_steps,
+                            overrides=list(args.sim_override), frontend="warp")
+    return {"sim_warp_captured_steps_per_s": warp["steps_per_s"], "sim_warp_captured_physics_share":
+            warp["physics_share"], "sim_warp_captured_vs_stable_ratio": warp["steps_per_s"] / stable_steps_per_s}
 
 
 def flat_ground_figures(args, device: str, terrain_steps_per_s: float) -> dict[str, float]:
@@ -304,6 +335,7 @@ def throughput(args, device: str, scripts: Path) -> dict:
                                                            args.sim_steps, overrides=list(args.sim_override))
         result["sim_mujoco_c_share"] = stages.get("physics.solver.mj_step", 0.0) / stages["step"]
         result.update(flat_ground_figures(args, device, result["sim_random_actions_steps_per_s"]))
+    result.update(warp_step_figures(args, device, result["sim_random_actions_steps_per_s"]))
     if args.trainers:
         result.update(trainer_steps_per_s(args, device, scripts))
     if {"train", "stock_train"} <= set(args.trainers):
