@@ -240,6 +240,7 @@ def dynamics_twin_differences(num_envs: int = 8, steps: int = 30, draws: int = 3
     from isaaclab_rl.rsl_rl import RslRlVecEnvWrapper
 
     from locolab.envs import load_task_cfgs, open_env
+    from locolab.envs.mdp.dynamics import values_from_unit
     from locolab.envs.mdp.warp_dynamics import randomize_dynamics
 
     env_cfg, _ = load_task_cfgs(TASK, num_envs=num_envs, device="cpu", seed=5)
@@ -259,7 +260,8 @@ def dynamics_twin_differences(num_envs: int = 8, steps: int = 30, draws: int = 3
             for scale, key in ((1.0, "values"), (0.3, "narrowed")):
                 term.range_scale = twin.range_scale = scale
                 twin.values_from_unit(everything)
-                largest[key] = max(largest[key], float((wp.to_torch(twin.sampled) - term.from_unit(unit)).abs().max()))
+                expected = values_from_unit(unit, term.low, term.high, term._integer, term.range_scale)
+                largest[key] = max(largest[key], float((wp.to_torch(twin.sampled) - expected).abs().max()))
             term.range_scale = twin.range_scale = 1.0
         # a masked reset: new values in the masked rows alone, and in the actuators Newton steps with
         before = twin.values.clone()

@@ -156,6 +156,19 @@ def unit_draws(num: int, dims: int, concentration: float, device: str | torch.de
     return torch.distributions.Beta(shape, shape).sample((num, dims))
 
 
+def values_from_unit(unit: torch.Tensor, low: torch.Tensor, high: torch.Tensor, integer: torch.Tensor,
+                     range_scale: float) -> torch.Tensor:
+    """Parameter values of draws ``unit`` in [0, 1] (a row per environment): the ranges ``low``-``high`` narrowed
+    around their middles by ``range_scale``, whole numbers where ``integer`` (the Warp twin,
+    :mod:`locolab.envs.mdp.warp_dynamics`, does the same arithmetic)."""
+    widen = integer.float() * 0.5  # whole numbers draw over [low - 1/2, high + 1/2] and round: each equally often
+    sample = low - widen + (high - low + 2 * widen) * unit
+    middle = (low + high) / 2
+    values = middle + range_scale * (sample - middle)
+    values = torch.where(integer, values.round(), values)
+    return torch.minimum(torch.maximum(values, low), high)  # float32 rounding
+
+
 def parse_held_dynamics(specs: list[str]) -> dict[str, float]:
     """``NAME=VALUE`` specs (``play.py --dynamics``) as ``{name: value}``; a ValueError names a bad one."""
     held = {}
@@ -275,20 +288,8 @@ class randomize_dynamics(ManagerTermBase):
         if env_ids is None or isinstance(env_ids, slice):
             env_ids = torch.arange(self.num_envs, device=self.device)[env_ids or slice(None)]
         if len(env_ids) > 0:
-            self.apply(env_ids, self.from_unit(unit_draws(len(env_ids), len(self.names), self.concentration,
-                                                          self.device)))
-
-    def from_unit(self, unit: torch.Tensor) -> torch.Tensor:
-        """The parameter values of draws ``unit`` in [0, 1] (one row per environment): the ranges, narrowed around
-        their midpoints by :attr:`range_scale`, whole numbers where a parameter is one (its Warp twin,
-        :mod:`locolab.envs.mdp.warp_dynamics`, does the same arithmetic)."""
-        # whole-number parameters draw over [low - 1/2, high + 1/2] and round: each integer equally often
-        widen = self._integer.float() * 0.5
-        sample = self.low - widen + (self.high - self.low + 2 * widen) * unit
-        middle = (self.low + self.high) / 2
-        values = middle + self.range_scale * (sample - middle)
-        values = torch.where(self._integer, values.round(), values)
-        return torch.minimum(torch.maximum(values, self.low), self.high)  # float32 rounding
+            unit = unit_draws(len(env_ids), len(self.names), self.concentration, self.device)
+            self.apply(env_ids, values_from_unit(unit, self.low, self.high, self._integer, self.range_scale))
 
     def fix(self, name: str, values: torch.Tensor) -> None:
         """Hold parameter ``name`` (a column of :attr:`names`; ``motor_strength`` sets every motor) at ``values``

@@ -3,7 +3,7 @@
 Isaac Lab's Warp event manager calls reset terms as ``func(env, env_mask)`` (a boolean mask over the environments,
 never index lists) and draws from ``env.rng_state_wp``, one Warp generator per environment. This twin draws the
 masked environments' table in one launch (uniform, or Beta(c, c) by Jöhnk's method for ``sample_concentration``
-c != 1) and maps it to the ranges in a second with the torch term's arithmetic (:meth:`randomize_dynamics.from_unit`).
+c != 1) and maps it to the ranges in a second with the torch term's arithmetic (:func:`.dynamics.values_from_unit`).
 The values then reach the physics through the torch term's own :meth:`~randomize_dynamics.apply`: the articulation's
 index-based setters, Newton's actuator parameters and ``add_model_change``, as Isaac Lab's own Warp CoM event does
 (``isaaclab_experimental.envs.mdp.randomize_rigid_body_com``); so, like that one, it is not CUDA-graph capturable
@@ -102,8 +102,8 @@ class randomize_dynamics(TorchRandomizeDynamics, WarpManagerTermBase):  # noqa: 
                   inputs=[env_mask, rng_state, float(self.concentration), self.unit])
 
     def values_from_unit(self, env_mask: wp.array) -> None:
-        """The masked rows of :attr:`unit` mapped to the ranges into :attr:`sampled`: :meth:`from_unit`'s
-        arithmetic, in Warp."""
+        """The masked rows of :attr:`unit` mapped to the ranges into :attr:`sampled`:
+        :func:`~locolab.envs.mdp.dynamics.values_from_unit`'s arithmetic, in Warp."""
         wp.launch(_values_from_unit_kernel, dim=self.unit.shape, device=self.unit.device,
                   inputs=[env_mask, self.unit, self._low, self._high, self._integer_wp, float(self.range_scale),
                           self.sampled])
