@@ -77,8 +77,8 @@ def main(argv: list[str] | None = None) -> int:
             report = evaluate_terrain(checkpoints, tiles, Path(args.out), device, args.seed, policy=args.policy,
                                       seconds=args.seconds)
         else:
-            report = evaluate_robustness(checkpoints, sweeps, args.episodes or ROBUSTNESS_EPISODES, Path(args.out), device, args.seed,
-                                         policy=args.policy, seconds=args.seconds, grids=grids,
+            report = evaluate_robustness(checkpoints, sweeps, args.episodes or ROBUSTNESS_EPISODES, Path(args.out),
+                                         device, args.seed, policy=args.policy, seconds=args.seconds, grids=grids,
                                          step_csv=args.step_csv)
     except (ValueError, CheckpointError, MissingAssetError) as error:
         print(f"error: {error}", file=sys.stderr)

@@ -14,6 +14,7 @@ import torch
 
 from locolab.envs import open_env
 from locolab.envs.commands import fix_velocity_command
+from locolab.eval.evaluate import evaluate_policy
 from locolab.eval.policy import checkpoint_cfgs
 from locolab.runners.build import load_policy
 
@@ -35,13 +36,10 @@ def main() -> None:
     env_cfg.observations.policy.enable_corruption = args.observation_noise
     with open_env(args.task, env_cfg) as env:
         runner, policy = load_policy(env, agent_cfg, args.checkpoint, "policy")
-        robot, obs, speeds = env.unwrapped.scene["robot"], runner.env.get_observations(), []
-        with torch.inference_mode():
-            for step in range(STEPS):
-                obs, _, _, _ = runner.env.step(policy(obs))
-                if step >= SETTLE:
-                    speeds.append(robot.data.root_lin_vel_b.torch[:, 0].clone())
-        speed = torch.stack(speeds).mean(0)
+        robot, speeds = env.unwrapped.scene["robot"], []
+        evaluate_policy(runner.env, policy, STEPS,
+                        before_step=lambda: speeds.append(robot.data.root_lin_vel_b.torch[:, 0].clone()))
+        speed = torch.stack(speeds[SETTLE:]).mean(0)
         terrain = env.unwrapped.scene.terrain
         print(json.dumps({"vx": args.vx, "mean_forward_velocity": round(speed.mean().item(), 3),
                           "per_robot": [round(v, 2) for v in speed.tolist()],
