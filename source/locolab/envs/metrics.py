@@ -309,8 +309,8 @@ class EpisodeAccumulator:
         self.state_steps += ongoing
         counted = dones if self.episodes_per_env is None else dones & (self.episodes < self.episodes_per_env)
         self._close(counted)
-        self.running[dones] = 0.0
-        self.state_steps[dones] = 0.0
+        self.running.masked_fill_(dones.unsqueeze(1), 0.0)  # masked_fill, not [dones] = 0: no host sync on a GPU
+        self.state_steps.masked_fill_(dones.unsqueeze(1), 0.0)
 
     def _close(self, mask: torch.Tensor, cut: bool = False) -> None:
         episode = torch.where(self.is_state, self.running / self.state_steps.clamp_min(1.0), self.running)

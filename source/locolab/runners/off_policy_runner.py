@@ -27,14 +27,13 @@ import time
 
 import torch
 
-from rsl_rl.utils.logger import Logger
-
 from locolab.algorithms.sac import SAC
 from locolab.envs.symmetry import mirror_maps, mirror_transitions
 from locolab.offpolicy.collectors import COLLECTORS, AsyncCollector, Chunk
 from locolab.offpolicy.nstep import NStepWindow
 from locolab.offpolicy.replay_buffer import ReplayBuffer
 
+from .device_episode_logger import DeviceEpisodeLogger
 from .entropy_schedule import scheduled_entropy
 from .on_policy_runner import LocoLabOnPolicyRunner
 
@@ -53,9 +52,9 @@ class OffPolicyRunner(LocoLabOnPolicyRunner):
         alg_cfg = train_cfg["algorithm"]
         self.alg = SAC.from_config(env.get_observations(), env.num_actions, train_cfg, device)
         self.buffer = ReplayBuffer(alg_cfg["buffer_size"], device)
-        self.logger = Logger(log_dir=log_dir, cfg=train_cfg, env_cfg=env.cfg, num_envs=env.num_envs,
-                             is_distributed=self.is_distributed, gpu_world_size=self.gpu_world_size,
-                             gpu_global_rank=self.gpu_global_rank, device=device)
+        self.logger = DeviceEpisodeLogger(log_dir=log_dir, cfg=train_cfg, env_cfg=env.cfg, num_envs=env.num_envs,
+                                          is_distributed=self.is_distributed, gpu_world_size=self.gpu_world_size,
+                                          gpu_global_rank=self.gpu_global_rank, device=device)
         self.current_learning_iteration = 0
         self.collector = None
 

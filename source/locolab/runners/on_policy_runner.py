@@ -56,6 +56,7 @@ from locolab.envs.observation_noise import noise_free_env_ids
 from locolab.envs.metrics import EpisodeAccumulator
 from locolab.runners.rollout import rollout
 
+from .device_episode_logger import DeviceEpisodeLogger
 from .checkpoints import AGENT_CFG_KEY, CheckpointError, read_checkpoint, save_atomically
 from .action_noise_schedule import action_std_ceiling, cap_action_std, hold_learning_rate
 from .entropy_schedule import scheduled_entropy
@@ -82,6 +83,7 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
     def __init__(self, env, train_cfg: dict, log_dir: str | None = None, device: str = "cpu") -> None:
         self.joins_ranks = log_dir is not None  # a runner that only loads a policy (play, eval) never joins torchrun
         super().__init__(env, train_cfg, log_dir, device)
+        self.logger = DeviceEpisodeLogger.replacing(self.logger)
         if self.alg.symmetry is not None:
             self.alg.symmetry = LoggedMirrorLoss.replacing(self.alg.symmetry)
 
@@ -263,6 +265,8 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
         with torch.inference_mode(), self._threads("collection"):
             self._obs = rollout(self.env, self.alg.act, self.cfg["num_steps_per_env"], self._obs, self.metrics,
                                 on_step=self._process_env_step, device=self.device)
+        if self.cfg.get("check_for_nan", True):  # rsl_rl's check, once a rollout: each `any` is a GPU sync
+            self._check_rollout_finite()
         collect_time = time.time() - start
         start = time.time()
         with self._threads("learning"):
@@ -273,6 +277,13 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
             with update_precision(self.cfg.get("update_precision", "float32"), self.device):
                 loss_dict = self.alg.update()
         return collect_time, time.time() - start, loss_dict
+
+    def _check_rollout_finite(self) -> None:
+        """rsl_rl's NaN check (a ValueError naming the group) over the stored rollout and the observation GAE
+        bootstraps from: a safety net behind the environment's non-finite guard, run once a rollout."""
+        storage = self.alg.storage
+        check_nan(storage.observations, storage.rewards, storage.dones)
+        check_nan(self._obs, storage.rewards[-1], storage.dones[-1])
 
     def _threads(self, phase: str) -> contextlib.AbstractContextManager:
         """Torch's thread count for one phase of an iteration (``collection`` or ``learning``) from ``threads``."""
@@ -294,10 +305,9 @@ class LocoLabOnPolicyRunner(OnPolicyRunner):
         return summary
 
     def _process_env_step(self, obs, rewards, dones, extras) -> None:
-        """What rsl_rl's loop does with each transition: NaN check, storage, logger bookkeeping."""
+        """What rsl_rl's loop does with each transition: storage, logger bookkeeping (its NaN check runs once a
+        rollout, :meth:`_check_rollout_finite`)."""
         self.nonfinite.add(extras.get("nonfinite"))
-        if self.cfg.get("check_for_nan", True):  # rsl_rl's check: after the environment's guard, a safety net
-            check_nan(obs, rewards, dones)
         self.alg.process_env_step(obs, rewards, dones, extras)
         intrinsic = self.alg.intrinsic_rewards if self.cfg["algorithm"].get("rnd_cfg") else None
         self.logger.process_env_step(rewards, dones, extras, intrinsic)
