@@ -29,6 +29,7 @@ from isaaclab_tasks.core.velocity.velocity_env_cfg import EventsCfg
 from locolab.assets import GO2_SPEC, ensure_robot_files
 from locolab.envs import mdp as locolab_mdp
 from locolab.envs.delayed_dc_motor import DelayedDCMotorCfg
+from locolab.envs.mdp.gait_clock import GAIT_CLOCK_REWARD, GAIT_CLOCK_TERM, gait_clock_observation, gait_clock_reward
 from locolab.envs.metrics import DynamicsMetricsCfg
 from locolab.envs.terrain import collide_as_heightfield
 
@@ -55,6 +56,9 @@ EXTRA_SOLVER_ROWS = 6 * 4 + 2 * 12
 cones (6 more each) and a friction-loss and a limit row per joint. MuJoCo C's rows are copied into MuJoCo-Warp's
 ``njmax``-sized buffers; Isaac Lab's Go2 holds 65, sized for neither effect, and the PPO-ROA teacher with the
 sim-to-real effects crashed at iteration 304 on a fallen robot's 76 rows (2026-12-03)."""
+GAIT_CLOCK = {"frequency_hz": 2.0, "weight": 2.0}
+"""The rough tasks' gait clock (:mod:`locolab.envs.mdp.gait_clock`): a 0.5 s trot period (each diagonal pair 0.25 s in
+the air), its stepping reward's weight. Without it the rough runs' mean action stood under commands below 0.5 m/s."""
 HISTORY_LENGTH = 50
 """Steps of the proprioceptive history (``policy`` observations, oldest first) that ROA's adaptation module reads:
 1 s at 50 Hz."""
@@ -263,7 +267,8 @@ class LocoLabGo2Cfg:
     """Skip MuJoCo-Warp's passive-force stage and Euler's implicit damping while the robot has no passive forces, on a
     CPU (locolab.envs.passive_forces): the same physics, cheaper. The -CPU tasks turn it on."""
     sim_processes: int = 1
-    """Simulation processes, each stepping a slice of the robots on one CPU thread (CPU only; a GPU steps all in one)."""
+    """Simulation processes, each stepping a slice of the robots on one CPU thread (CPU only; a GPU steps all in
+    one)."""
     physics_engine: str = "mujoco_warp"
     """What steps the worlds: ``mujoco_warp`` (Isaac Lab's Newton/MuJoCo-Warp, any device) or ``mujoco_c`` (MuJoCo's
     C engine under the same Newton model and managers, CPU only: locolab.envs.mujoco_c). The -CPU tasks train on
@@ -277,7 +282,7 @@ class LocoLabGo2Cfg:
 @configclass
 class LocoLabGo2RoughEnvCfg(LocoLabGo2Cfg, UnitreeGo2RoughEnvCfg):
     """Rough terrain (stock sub-terrains scaled for a small robot) with the terrain-level curriculum, collided as a
-    heightfield in every engine (:mod:`locolab.envs.terrain`)."""
+    heightfield in every engine (:mod:`locolab.envs.terrain`), and a gait clock (:data:`GAIT_CLOCK`)."""
 
     def __post_init__(self):
         super().__post_init__()
@@ -285,6 +290,9 @@ class LocoLabGo2RoughEnvCfg(LocoLabGo2Cfg, UnitreeGo2RoughEnvCfg):
         self.observations.priv.height_scan = HEIGHT_SCAN
         self.observations.scan = HeightScanCfg()
         self.curriculum.terrain_levels.func = locolab_mdp.terrain_levels_by_type
+        for group in (self.observations.policy, self.observations.critic):  # last in each group
+            setattr(group, GAIT_CLOCK_TERM, gait_clock_observation(GAIT_CLOCK["frequency_hz"]))
+        setattr(self.rewards, GAIT_CLOCK_REWARD, gait_clock_reward(GAIT_CLOCK["frequency_hz"], GAIT_CLOCK["weight"]))
 
 
 @configclass

@@ -1,5 +1,6 @@
 """Drives LocoLab's training environment with the deployment runtime in the loop and compares, every step, the
-runtime's observation and history (built from raw robot state) with the environment's, and the joint position
+runtime's observation (built from raw robot state; for a sighted policy with the environment's noise-free scan as the
+robot's terrain sensor, and the runtime's own gait clock) and history with the environment's, and the joint position
 targets the runtime returns with those the environment's action term computed from the same action; prints one JSON
 line. ``--clip C`` runs a copy of the policy whose metadata clips actions at C, against an environment wrapper that
 clips at C (rsl_rl's ``clip_actions``), so the clip branch is compared too.
@@ -46,28 +47,36 @@ def main() -> None:
     task = play_variant(runtime.metadata["task"])
     env_cfg, _ = load_task_cfgs(task, num_envs=2, device="cpu", seed=0)
     ideal_gyroscope(env_cfg)  # the robot states given to the runtime carry the true angular velocity
+    env_cfg.episode_length_s = (args.steps // 2 + 0.5) * env_cfg.decimation * env_cfg.sim.dt  # a time-out mid-way
     with open_env(task, env_cfg) as env:
         unwrapped = env.unwrapped
         robot = unwrapped.scene["robot"]
-        vec_env = ProprioHistoryWrapper(RslRlVecEnvWrapper(env, clip_actions=args.clip), runtime.history_length)
+        vec_env = RslRlVecEnvWrapper(env, clip_actions=args.clip)
+        if runtime.history_length:
+            vec_env = ProprioHistoryWrapper(vec_env, runtime.history_length)
         action_term = unwrapped.action_manager.get_term("joint_pos")
         obs = vec_env.get_observations()
         runtime.reset()
-        unwrapped.episode_length_buf[0] = unwrapped.max_episode_length - args.steps // 2  # a time-out mid-way
+        groups = runtime.metadata["observation"]["groups"]
         errors = {"observation": 0.0, "history": 0.0, "gravity_from_quaternion": 0.0, "joint_targets": 0.0}
         resets, clipped, target_range = 0, 0, 0.0
         for _ in range(args.steps):
             data = robot.data
             state = robot_state(unwrapped)
+            if "scan" in groups:
+                state.height_scan = obs["scan"][0].numpy()
+            observation = runtime.observation(state)
             targets = runtime.step(state)
-            errors["observation"] = max(errors["observation"],
-                                        float(np.abs(runtime.history[-1] - obs["policy"][0].numpy()).max()))
-            errors["history"] = max(errors["history"], float(np.abs(runtime.history - obs["history"][0].numpy()).max()))
+            expected = np.concatenate([obs[group][0].numpy() for group in groups])
+            errors["observation"] = max(errors["observation"], float(np.abs(observation - expected).max()))
+            if runtime.history_length:
+                errors["history"] = max(errors["history"],
+                                        float(np.abs(runtime.history - obs["history"][0].numpy()).max()))
             quaternion = np.roll(data.root_quat_w.torch[0].numpy(), 1)  # Isaac Lab's (x, y, z, w) -> (w, x, y, z)
             errors["gravity_from_quaternion"] = max(errors["gravity_from_quaternion"], float(
                 np.abs(gravity_in_base_frame(quaternion) - state.gravity).max()))
-            raw = runtime.session.run(["actions"], {"obs": runtime.history[-1][None],
-                                                     "history": runtime.history[None]})[0][0]
+            inputs = {"obs": observation[None]} | ({"history": runtime.history[None]} if runtime.history_length else {})
+            raw = runtime.session.run(["actions"], inputs)[0][0]
             clipped += int((np.abs(raw) > args.clip).sum()) if args.clip is not None else 0
             actions = torch.zeros(2, len(runtime.last_action))
             actions[0] = torch.from_numpy(raw)  # the policy's raw output: the wrapper clips like the runtime must

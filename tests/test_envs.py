@@ -14,9 +14,11 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.mark.parametrize(
-    ("task", "extra_shapes"),  # rough: the height scan for the critic, ROA's teacher and a sighted actor ('scan')
+    ("task", "extra_shapes"),  # rough: the gait clock (2) for actor and critic, the height scan (187) for the critic,
+    # ROA's teacher and a sighted actor ('scan')
     [("LocoLab-Velocity-Flat-Go2", {"critic": [8, 45 + 35], "priv": [8, 35]}),
-     ("LocoLab-Velocity-Rough-Go2", {"critic": [8, 45 + 35 + 187], "priv": [8, 35 + 187], "scan": [8, 187]})],
+     ("LocoLab-Velocity-Rough-Go2", {"policy": [8, 47], "critic": [8, 47 + 35 + 187], "priv": [8, 35 + 187],
+                                     "scan": [8, 187]})],
 )
 def test_task_builds_and_steps_on_cpu_with_random_actions(task, extra_shapes):
     result = run_script("tests/probe_env.py", "--task", task, "--num_envs", "8", "--seconds", "1",
@@ -24,7 +26,7 @@ def test_task_builds_and_steps_on_cpu_with_random_actions(task, extra_shapes):
     assert result.returncode == 0, result.stderr[-3000:]
     probe = last_json(result.stdout)
     assert probe["steps"] == 50
-    # policy: IMU angular velocity and gravity, command, joint positions and velocities, last action (45)
+    # policy: IMU angular velocity and gravity, command, joint positions and velocities, last action (45; rough 47)
     assert probe["obs_shapes"] == {"policy": [8, 45], **extra_shapes}
     assert probe["action_dim"] == 12
     assert probe["finite"]

@@ -10,6 +10,8 @@ import pytest
 
 from conftest import last_json, run_dirs, run_script
 
+from locolab.tasks.go2_velocity_env_cfg import GAIT_CLOCK
+
 pytestmark = pytest.mark.slow
 
 ROUGH = "LocoLab-Velocity-Rough-Go2"
@@ -34,11 +36,21 @@ def test_the_export_reads_proprioception_then_the_scan_and_says_how_the_scan_is_
     assert summary["agent"] == "ppo" and summary["max_abs_diff"] <= 1e-5
     assert meta["observation"]["groups"] == ["policy", "scan"]
     names = [term["name"] for term in meta["observation"]["terms"]]
-    assert names[-1] == "height_scan" and names.count("height_scan") == 1 and len(names) == 7
-    assert meta["inputs"] == {"obs": [45 + 187]} and meta["observation"]["size"] == 232
+    assert names[-2:] == ["gait_clock", "height_scan"] and names.count("height_scan") == 1 and len(names) == 8
+    assert meta["inputs"] == {"obs": [47 + 187]} and meta["observation"]["size"] == 234
     assert {key: meta["height_scan"][key] for key in ("size", "points_x", "points_y", "resolution_m")} == {
         "size": 187, "points_x": 17, "points_y": 11, "resolution_m": 0.1}
     assert meta["observation"]["terms"][-1]["clip"] == [-1.0, 1.0]
+
+
+def test_the_runtime_builds_the_observation_with_its_own_gait_clock_as_the_environment_does(exported):
+    assert exported["metadata"]["gait_clock"]["frequency_hz"] == GAIT_CLOCK["frequency_hz"]
+    result = run_script("tests/probe_runtime.py", "--policy", str(exported["dir"]), "--steps", "40")
+    assert result.returncode == 0, result.stderr[-3000:]
+    probe = last_json(result.stdout)
+    assert probe["resets"] == 1  # the clock restarts with the episode in both
+    assert probe["max_abs_error"]["observation"] < 1e-6  # numpy's and torch's float32 sine differ in the last bit
+    assert probe["max_abs_error"]["joint_targets"] < 1e-6
 
 
 def test_sim2sim_scans_a_staircase_for_it_through_the_runtime(exported):

@@ -67,22 +67,22 @@ def test_a_plain_resume_trains_the_rest_of_the_plan_not_a_whole_plan_again(train
 
 
 def test_a_rough_run_starts_from_a_flat_runs_networks(trained_run, tmp_path):
-    """docs/training.md (--init_from): the actor (same inputs) keeps its normaliser's statistics; the critic grows by
-    the height scan and its normaliser restarts; optimizer and iteration count are new."""
+    """docs/training.md (--init_from): the actor grows by the rough task's gait clock, the critic by the clock and the
+    height scan, and both normalisers restart; optimizer and iteration count are new."""
     result = run_script("train.py", "--device", "cpu", "--task", "LocoLab-Velocity-Rough-Go2", "--num_envs", "8",
                         "--max_iterations", "1", "--init_from", str(trained_run), "--log_root", str(tmp_path))
     assert result.returncode == 0, result.stderr[-3000:]
     grown = next(line for line in result.stdout.splitlines() if "Networks start from" in line)
-    # the rough agent's networks are wider (Isaac Lab's rough sizes) and its critic reads the height scan too
+    # the rough agent's networks are wider (Isaac Lab's rough sizes), both read the clock, the critic the height scan
     assert "actor.mlp.0.weight" in grown and "critic.mlp.0.weight" in grown and "critic.obs_normalizer._mean" in grown
-    assert "actor.obs_normalizer" not in grown
+    assert "actor.obs_normalizer._mean" in grown
     (run,) = run_dirs(tmp_path)
     before = torch.load(trained_run / "model_2.pt", weights_only=False)
     after = torch.load(run / "model_0.pt", weights_only=False)
     assert after["iter"] == 0
-    actor_before = before["actor_state_dict"]["obs_normalizer.count"]
+    assert before["actor_state_dict"]["obs_normalizer.count"] > 0
     actor_after, critic_after = (after[f"{net}_state_dict"]["obs_normalizer.count"] for net in ("actor", "critic"))
-    assert 0 < critic_after and actor_after == actor_before + critic_after  # carried on / restarted, same samples
+    assert 0 < critic_after and actor_after == critic_after  # both restarted: the same samples since
 
 ITERATION_2_STARTS = "[LocoLab] Iteration 2: minibatches are no longer mirrored"
 """What the runner prints as iteration 2 begins when ``agent.symmetry_until=2``: after its check for a pending stop,

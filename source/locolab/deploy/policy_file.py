@@ -17,11 +17,21 @@ FORMAT = "locolab-policy/1"
 REEXPORT = "re-export the policy with scripts/export.py"
 SCAN_TERM = "height_scan"
 """The terrain sensor's term: heights around the base, as ``policy.json``'s ``height_scan`` describes them."""
+CLOCK_TERM = "gait_clock"
+"""The gait clock's term: ``(sin, cos)`` of a phase the runtime keeps itself, as ``policy.json``'s ``gait_clock``
+says."""
 MEASURABLE_TERM_SIZES = {"base_ang_vel": 3, "projected_gravity": 3, "velocity_commands": 3, "joint_pos": None,
-                         "joint_vel": None, "actions": None, SCAN_TERM: 0}
-"""The observation terms a robot can measure and their sizes (None: one per joint; 0: the height scan's points)."""
+                         "joint_vel": None, "actions": None, SCAN_TERM: 0, CLOCK_TERM: 2}
+"""The observation terms a robot can measure (or, the gait clock, the runtime count) and their sizes (None: one per
+joint; 0: the height scan's points)."""
 MEASURABLE_INPUTS = ("obs", "history")
 """The ONNX inputs the runtime feeds besides a recurrent policy's memory (a teacher's ``priv`` is simulation-only)."""
+
+
+def clock_frequency(metadata: dict) -> float | None:
+    """Cycles a second of the gait clock the policy reads (None: a policy without one)."""
+    reads = any(term.get("name") == CLOCK_TERM for term in metadata["observation"]["terms"])
+    return float(metadata["gait_clock"]["frequency_hz"]) if reads else None
 
 
 def scan_size(metadata: dict) -> int:
@@ -180,7 +190,8 @@ class _Checker:
         self.numbers(gains, "damping", "pd_gains.damping", n)
         self.number(self.get(meta, "control_period_s", "control_period_s", (int, float)), "control_period_s", True)
         size = self.observation(self.get(meta, "observation", "observation", dict), n,
-                                self.get(meta, "height_scan", "height_scan", dict, optional=True))
+                                self.get(meta, "height_scan", "height_scan", dict, optional=True),
+                                self.get(meta, "gait_clock", "gait_clock", dict, optional=True))
         self.inputs(meta, size)
 
     def action(self, action: dict) -> None:
@@ -205,7 +216,7 @@ class _Checker:
                 self.fail(f"default_joint_pos[{i}]", f"{default[i]} is outside its joint's limits {pair}",
                           f"the file belongs to another robot or was edited; {REEXPORT}")
 
-    def observation(self, observation: dict, n: int, scan: dict | None) -> int:
+    def observation(self, observation: dict, n: int, scan: dict | None, clock: dict | None) -> int:
         terms = self.get(observation, "terms", "observation.terms", list)
         if not terms:
             self.fail("observation.terms", "is empty")
@@ -222,6 +233,8 @@ class _Checker:
             wanted = MEASURABLE_TERM_SIZES[name] or n
             if name == SCAN_TERM:
                 wanted = self.scan(scan)
+            if name == CLOCK_TERM:
+                self.clock(clock)
             if size != wanted:
                 self.fail(f"{field}.size", f"is {size}, {name} has {wanted} values")
             clip = self.get(term, "clip", f"{field}.clip", list, optional=True)
@@ -255,6 +268,13 @@ class _Checker:
         if scan["points_x"] * scan["points_y"] != size:
             self.fail("height_scan.size", f"is {size}, not points_x * points_y ({scan['points_x'] * scan['points_y']})")
         return size
+
+    def clock(self, clock: dict | None) -> None:
+        """A policy that reads the gait clock must say how fast it runs."""
+        if clock is None:
+            self.fail("gait_clock", "is missing while the observation has a gait_clock term")
+        self.number(self.get(clock, "frequency_hz", "gait_clock.frequency_hz", (int, float)), "gait_clock.frequency_hz",
+                    True)
 
     def inputs(self, meta: dict, size: int) -> None:
         inputs = self.get(meta, "inputs", "inputs", dict)

@@ -3,8 +3,9 @@
 It reads ``policy.json`` and ``policy.onnx`` written by ``scripts/export.py``, turns raw robot state into the
 observation the policy was trained on (term by term, with the metadata's scales and clips, in its order), keeps the
 proprioceptive history exactly as LocoLab's training environment does (newest last; refilled with the first
-observation after a reset), carries a recurrent policy's memory from step to step (zeros after a reset) and returns
-joint position targets for the robot's PD controller.
+observation after a reset), carries a recurrent policy's memory from step to step (zeros after a reset), runs a
+policy's gait clock from its step count (phase 0 at a reset) and returns joint position targets for the robot's PD
+controller.
 
 Both files are checked before use (:mod:`.policy_file`): one :class:`PolicyFileError` (a ValueError) names the first
 problem and its fix. A ``policy.json`` written before the checks existed (no ``onnx_sha256``, no ``joint_pos_limits``)
@@ -21,7 +22,7 @@ import numpy as np
 import onnxruntime
 
 from .policy_file import (FORMAT, MEASURABLE_TERM_SIZES, METADATA_FILE, PolicyFileError, check_session,
-                          read_policy_file, scan_size)
+                          clock_frequency, read_policy_file, scan_size)
 from .safety import INTERVENTIONS, SafetyLayer
 
 __all__ = ["FORMAT", "METADATA_FILE", "PolicyFileError", "PolicyRuntime", "RobotState", "gravity_in_base_frame"]
@@ -95,6 +96,11 @@ class PolicyRuntime:
         """A recurrent policy's memory inputs and the outputs that update them (empty for a feed-forward policy)."""
         self.state = {name: np.zeros(entry["shape"], dtype=np.float32) for name, entry in recurrent["state"].items()}
         self.output_names = ["actions", *self.state_outputs.values()]
+        frequency = clock_frequency(self.metadata)
+        self.clock_step = None if frequency is None else np.float32(self.metadata["control_period_s"] * frequency)
+        """Gait-clock cycles a control period (None: a policy without a clock)."""
+        self.steps = 0
+        """Calls of :meth:`step` since the reset: the gait clock's count (it advances on held steps too)."""
         self._gather_observation()
         self.interventions = dict.fromkeys(INTERVENTIONS, 0)
         """Steps on which the safety layer intervened, by kind (all zero with ``safety=False``)."""
@@ -108,7 +114,8 @@ class PolicyRuntime:
         n = len(self.default_joint_pos)
         self.sizes = (n, n, 3, 3, 3, n, scan_size(self.metadata))
         self.readings_shape = (sum(self.sizes),)
-        starts = dict(zip(_TERM_READINGS, np.cumsum((0, *self.sizes[:-1]))))
+        clock = (0 if self.clock_step is None else 2,)  # the clock goes after the robot's readings
+        starts = dict(zip(_TERM_READINGS, np.cumsum((0, *self.sizes, *clock))))
         offsets = {"joint_pos": self.default_joint_pos, "joint_vel": self.default_joint_vel}
         gather, offset, low, high, scale = [], [], [], [], []
         for term in self.terms:
@@ -132,8 +139,10 @@ class PolicyRuntime:
         return list(self.safety.last) if self.safety is not None else []
 
     def reset(self) -> None:
-        """Start a new episode: no last action, the next observation refills the history, the memory is zeroed."""
+        """Start a new episode: no last action, the next observation refills the history, the memory is zeroed, the
+        gait clock restarts at phase 0."""
         self.history = None
+        self.steps = 0
         self.last_action[:] = 0.0
         for value in self.state.values():
             value[:] = 0.0
@@ -161,9 +170,18 @@ class PolicyRuntime:
         """The policy observation of ``state``: the metadata's terms in order, each clipped then scaled."""
         return self._observe(self.readings(state))
 
+    def clock(self) -> np.ndarray:
+        """The gait clock at this step, ``(sin 2 pi phase, cos 2 pi phase)``, the phase the fractional part of the
+        cycles since the reset: float32 operations as locolab.envs.mdp.gait_clock's."""
+        cycles = np.float32(self.steps) * self.clock_step
+        angle = np.float32(2.0 * np.pi) * (cycles - np.trunc(cycles))
+        return np.array([np.sin(angle), np.cos(angle)], dtype=np.float32)
+
     def _observe(self, readings: np.ndarray) -> np.ndarray:
         # element by element the same float32 operations as term by term: minus the offset, clip, times the scale
         # (x - 0, a clip to +-inf and x * 1 leave x as it is), so the observation is bit-identical
+        if self.clock_step is not None:
+            readings = np.concatenate((readings, self.clock()))
         value = readings[self.gather] - self.offset
         if self.clip is not None:
             value = np.clip(value, self.clip[0], self.clip[1])
@@ -182,11 +200,12 @@ class PolicyRuntime:
         layer on: a bad state or policy output returns the last safe target)."""
         safety = self.safety
         readings = self.readings(state)
+        observation = self._observe(readings)
+        self.steps += 1  # a control period passes whether or not the step is held
         if safety is not None:
             safety.last.clear()
             if not safety.check(readings):
                 return safety.hold()
-        observation = self._observe(readings)
         inputs = {"obs": observation[None]}
         if self.history_length:
             inputs["history"] = self.push_history(observation)[None]
@@ -208,6 +227,6 @@ class PolicyRuntime:
 _READINGS = ("joint_pos", "joint_vel", "ang_vel", "gravity", "command", "last_action", "height_scan")
 """The order of :meth:`PolicyRuntime.readings` (the height scan only for a policy that reads one)."""
 _TERM_READINGS = ("joint_pos", "joint_vel", "base_ang_vel", "projected_gravity", "velocity_commands", "actions",
-                  "height_scan")
-"""The observation term each reading is, in the same order."""
+                  "height_scan", "gait_clock")
+"""The observation term each reading is, in the same order, then the runtime's own gait clock."""
 assert set(_TERM_READINGS) == set(MEASURABLE_TERM_SIZES)

@@ -97,7 +97,7 @@ def _feet_sensor(env):
     return sensor, ids
 
 
-def _foot_contacts(env) -> torch.Tensor:
+def foot_contacts(env) -> torch.Tensor:
     """[N, 4] bool: which feet (:data:`FEET` order) touch the ground."""
     sensor, ids = _feet_sensor(env)
     return sensor.data.current_contact_time.torch[:, ids] > 0.0
@@ -112,13 +112,13 @@ def diagonal_contact_agreement(env) -> torch.Tensor:
     when the feet move independently. Measured: the scripted 3 Hz trot of ``tests/probe_scripted_trot.py`` 0.89; the
     shuffle that PPO's action noise made in a run whose mean action stood (:mod:`locolab.runners.action_noise_schedule`)
     0.49-0.50."""
-    return _pair_agreement(_foot_contacts(env), DIAGONAL_PAIRS)
+    return _pair_agreement(foot_contacts(env), DIAGONAL_PAIRS)
 
 
 def lateral_contact_agreement(env) -> torch.Tensor:
     """The same for the left-right pairs (FL-FR, RL-RR): 0 in an ideal trot, 1 in a bound or a pronk. Measured: the
     scripted trot 0.19, the noise's shuffle 0.37-0.47."""
-    return _pair_agreement(_foot_contacts(env), LATERAL_PAIRS)
+    return _pair_agreement(foot_contacts(env), LATERAL_PAIRS)
 
 
 def touchdown_rate(env) -> torch.Tensor:

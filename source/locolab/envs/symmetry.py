@@ -19,6 +19,8 @@ import weakref
 import torch
 from tensordict import TensorDict
 
+from locolab.envs.mdp.gait_clock import GAIT_CLOCK_TERM
+
 VECTOR_SIGNS = {
     "base_lin_vel": (1.0, -1.0, 1.0),
     "base_ang_vel": (-1.0, 1.0, -1.0),
@@ -89,6 +91,8 @@ class MirrorMaps:
             return name_permutation(feet), [1.0] * len(feet)
         if term == "height_scan":
             return self._height_scan_mirror(group, term, size)
+        if term == GAIT_CLOCK_TERM:  # the diagonal pairs swap: half a period later
+            return [0, 1], [-1.0, -1.0]
         raise ValueError(f"mirror symmetry: observation term '{term}' of group '{group}' has no mirror rule; add one "
                          "to locolab.envs.symmetry or turn symmetry augmentation off.")
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from isaaclab.utils.string import resolve_matching_names_values
 
 from locolab.deploy import FORMAT
+from locolab.deploy.policy_file import CLOCK_TERM
 
 TERM_MEANINGS = {
     "base_ang_vel": "base angular velocity (IMU gyroscope), base frame [rad/s]",
@@ -21,6 +22,7 @@ TERM_MEANINGS = {
     "joint_vel": "joint velocities minus default_joint_vel [rad/s], joint_names order",
     "actions": "the policy's previous output (raw action, before scaling)",
     "height_scan": "ground heights around the base, base_z - ground_z - 0.5 [m]: the points of height_scan, in order",
+    "gait_clock": "(sin 2 pi phase, cos 2 pi phase) of the gait clock (see gait_clock)",
 }
 PACKAGES = ("locolab", "torch", "isaaclab", "rsl-rl-lib", "onnx", "onnxruntime")
 COMMAND_NAMES = ("lin_vel_x", "lin_vel_y", "ang_vel_z")
@@ -73,6 +75,18 @@ def height_scan_layout(sensor) -> dict:
             "value": "base_z - ground_z - 0.5 [m] (before the term's clip)"}
 
 
+def gait_clock_description(cfg, groups: list[str]) -> dict | None:
+    """How a robot's loop runs the gait clock of the observation ``groups`` (None: they read none): the phase is a
+    step count, so the loop needs only its frequency (:mod:`locolab.envs.mdp.gait_clock`)."""
+    terms = [getattr(getattr(cfg.observations, group), CLOCK_TERM, None) for group in groups]
+    terms = [term for term in terms if term is not None]
+    if not terms:
+        return None
+    return {"frequency_hz": float(terms[0].params["frequency_hz"]),
+            "phase": "fractional part of steps_since_reset * control_period_s * frequency_hz (0 at a reset)",
+            "stance": "FL and RR on the ground while phase < 0.5, FR and RL while phase >= 0.5"}
+
+
 def package_versions() -> dict[str, str | None]:
     versions = {}
     for package in PACKAGES:
@@ -111,7 +125,9 @@ def policy_metadata(env, *, task: str, inputs: dict[str, list[int]], policy: dic
                          f"action has scale {action_cfg.scale!r} and clip {action_cfg.clip!r}.")
     ranges = cfg.commands.base_velocity.ranges
     terms = observation_terms(env, list(observation_groups))
-    scan = height_scan_layout(cfg.scene.height_scanner) if any(term["name"] == "height_scan" for term in terms) else None
+    reads_scan = any(term["name"] == "height_scan" for term in terms)
+    scan = height_scan_layout(cfg.scene.height_scanner) if reads_scan else None
+    clock = gait_clock_description(cfg, list(observation_groups))
     history = None
     if "history" in inputs:
         history = {"length": inputs["history"][0], "order": "oldest_first", "source": "observation",
@@ -145,6 +161,7 @@ def policy_metadata(env, *, task: str, inputs: dict[str, list[int]], policy: dic
         "observation": {"groups": list(observation_groups), "size": sum(term["size"] for term in terms),
                         "terms": terms},
         "height_scan": scan,
+        "gait_clock": clock,
         "history": history,
         "recurrent": recurrent,
         "command": {"names": list(COMMAND_NAMES),
