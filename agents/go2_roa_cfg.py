@@ -116,10 +116,10 @@ class LocoLabGo2FlatRoaFinetuneRunnerCfg_CPU(LocoLabGo2FlatRoaRunnerCfg_CPU):
         use_cpu_finetune_phase(self)
 
 
-ROUGH_ROA_TEACHER_CPU_SCHEDULE = {**ROA_TEACHER_CPU_SCHEDULE, "entropy_off": (430, 431),
-                                  "action_noise_window": (430, 900), "symmetry_until": 1300, "max_iterations": 1400}
-"""The rough teacher on a CPU: the flat teacher's schedule stretched twice (not yet measured)."""
-ROUGH_ROA_CPU_REG_LAMBDA_WINDOW = (400, 1200)
+ROUGH_ROA_TEACHER_CPU_SCHEDULE = dict(ROA_TEACHER_CPU_SCHEDULE)
+"""The rough teacher on a CPU: the flat teacher's schedule, as rough PPO with the gait clock walks on flat PPO's (the
+teacher on rough ground not yet measured)."""
+ROUGH_ROA_CPU_REG_LAMBDA_WINDOW = ROA_CPU_REG_LAMBDA_WINDOW
 ROUGH_ROA_FINETUNE_ITERATIONS = 600
 """The rough student's finetuning: twice the flat one's, the last 300 not mirrored."""
 ROUGH_STUDENT_GATE_MIN_SUCCESS = 0.8

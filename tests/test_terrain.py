@@ -34,13 +34,13 @@ def rough_roa() -> dict:
 def test_the_teachers_latent_reads_the_terrain_and_the_student_stays_blind(rough_roa):
     """On rough terrain the teacher's privileged input ends with the height scan, its latent moves when the scan
     alone is replaced by level ground, and the student (its estimate from the history, its actor) reads only
-    proprioception: the same 45 values a flat policy reads, and nothing of the scan."""
+    proprioception and the gait clock: the 45 values a flat policy reads and 2, nothing of the scan."""
     assert rough_roa["priv_terms"][-1] == "height_scan"
     assert rough_roa["scan_columns"][1] - rough_roa["scan_columns"][0] == 187  # 17 x 11 rays
     assert rough_roa["scan_spread"] > 0.01  # the robots' scans see uneven ground
     assert rough_roa["latent_change"] > 1e-3
     assert rough_roa["student_estimate_change"] == 0.0
-    assert rough_roa["student_groups"] == ["history", "policy"] and rough_roa["policy_dim"] == 45
+    assert rough_roa["student_groups"] == ["history", "policy"] and rough_roa["policy_dim"] == 45 + 2
 
 
 def test_column_types_follow_isaac_labs_generator_and_levels_are_averaged_per_type(standing):
