@@ -65,8 +65,10 @@ def clock_stepping(env: ManagerBasedRLEnv, frequency_hz: float, command_name: st
 
 
 def gait_clock_observation(frequency_hz: float) -> ObservationTermCfg:
+    """The clock's observation term (noise-free: a robot's loop counts it exactly)."""
     return ObservationTermCfg(func=gait_clock, params={"frequency_hz": frequency_hz})
 
 
 def gait_clock_reward(frequency_hz: float, weight: float) -> RewardTermCfg:
+    """The clock's stepping reward (:func:`clock_stepping`), per step in [0, ``weight``]."""
     return RewardTermCfg(func=clock_stepping, weight=weight, params={"frequency_hz": frequency_hz})
