@@ -91,7 +91,7 @@ def test_wrong_teacher_checkpoints_are_clear_errors(roa_runs, trained_run, tmp_p
     rough = run_script("train.py", *finetune, "--task", "LocoLab-Velocity-Rough-Go2", "--teacher",
                        str(roa_runs["teacher"]), "--log_root", str(tmp_path))
     assert rough.returncode == 2
-    assert "was trained on another environment: observation 'critic' has shape [80] in the checkpoint, [267] here" \
+    assert "was trained on another environment: observation 'critic' has shape [80] in the checkpoint, [269] here" \
         in rough.stderr
     for result in (ppo, student, unreadable, rough):
         assert "Traceback" not in result.stderr
