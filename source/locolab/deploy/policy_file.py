@@ -28,16 +28,19 @@ MEASURABLE_INPUTS = ("obs", "history")
 """The ONNX inputs the runtime feeds besides a recurrent policy's memory (a teacher's ``priv`` is simulation-only)."""
 
 
+def reads_term(metadata: dict, name: str) -> bool:
+    """Whether the policy's observation has the term ``name``."""
+    return any(term.get("name") == name for term in metadata["observation"]["terms"])
+
+
 def clock_frequency(metadata: dict) -> float | None:
     """Cycles a second of the gait clock the policy reads (None: a policy without one)."""
-    reads = any(term.get("name") == CLOCK_TERM for term in metadata["observation"]["terms"])
-    return float(metadata["gait_clock"]["frequency_hz"]) if reads else None
+    return float(metadata["gait_clock"]["frequency_hz"]) if reads_term(metadata, CLOCK_TERM) else None
 
 
 def scan_size(metadata: dict) -> int:
     """Points of the height scan the policy reads (0: a blind policy)."""
-    reads = any(term.get("name") == SCAN_TERM for term in metadata["observation"]["terms"])
-    return int(metadata["height_scan"]["size"]) if reads else 0
+    return int(metadata["height_scan"]["size"]) if reads_term(metadata, SCAN_TERM) else 0
 
 
 class PolicyFileError(ValueError):

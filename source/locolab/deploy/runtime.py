@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import onnxruntime
 
-from .policy_file import (FORMAT, MEASURABLE_TERM_SIZES, METADATA_FILE, PolicyFileError, check_session,
+from .policy_file import (CLOCK_TERM, FORMAT, MEASURABLE_TERM_SIZES, METADATA_FILE, PolicyFileError, check_session,
                           clock_frequency, read_policy_file, scan_size)
 from .safety import INTERVENTIONS, SafetyLayer
 
@@ -114,7 +114,7 @@ class PolicyRuntime:
         n = len(self.default_joint_pos)
         self.sizes = (n, n, 3, 3, 3, n, scan_size(self.metadata))
         self.readings_shape = (sum(self.sizes),)
-        clock = (0 if self.clock_step is None else 2,)  # the clock goes after the robot's readings
+        clock = (0 if self.clock_step is None else MEASURABLE_TERM_SIZES[CLOCK_TERM],)  # after the robot's readings
         starts = dict(zip(_TERM_READINGS, np.cumsum((0, *self.sizes, *clock))))
         offsets = {"joint_pos": self.default_joint_pos, "joint_vel": self.default_joint_vel}
         gather, offset, low, high, scale = [], [], [], [], []
