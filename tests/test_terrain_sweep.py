@@ -141,6 +141,8 @@ def test_eval_sweeps_terrain_with_a_rough_teacher_and_its_student(tmp_path):
     flat = play_summary(student, (0.5, 0.0, 0.0), "LocoLab-Velocity-Rough-Go2-Play", "cpu", seconds=1.0,
                         flat_ground=True)
     assert flat["steps"] == 50 and flat["episodes"] >= 16
-    (verdict,) = terrain_checks(student, "cpu", 1, (("rough", 0.06),), 0.9, seconds=1.0)
-    assert verdict["check"] == "terrain rough 0.06" and verdict["success"] == 0.0  # 1 s: nobody gets 3 m away
-    assert verdict["failures"] == ["terrain rough 0.06: success 0.00 not >= 0.9"]
+    verdicts = terrain_checks(student, "cpu", 1, (("rough", 0.06), ("slope_up", 0.3)), 0.9, seconds=1.0,
+                              plays_at_once=2)  # one evaluation process per tile, side by side
+    assert [verdict["check"] for verdict in verdicts] == ["terrain rough 0.06", "terrain slope_up 0.3"]
+    assert all(verdict["success"] == 0.0 for verdict in verdicts)  # 1 s: nobody gets 3 m away
+    assert verdicts[0]["failures"] == ["terrain rough 0.06: success 0.00 not >= 0.9"]

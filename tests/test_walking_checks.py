@@ -294,3 +294,33 @@ def test_benchmark_refuses_a_run_that_is_not_one_or_run_without_time_to_walk(tmp
     assert len(result.stderr.strip().splitlines()) == 1
     result = run_main("benchmark.py", "--device", "cpu", "--run", str(tmp_path))
     assert result.returncode == 2 and "add --time_to_walk" in result.stderr
+
+
+def test_the_gate_tiles_play_in_groups_side_by_side_and_keep_their_order(monkeypatch):
+    """A rough gate on 2 cores plays its tiles in two evaluation processes at once (each play's physics is one thread);
+    the verdicts come back in the tiles' order. That the two run together is shown by their meeting at a barrier."""
+    import threading
+
+    import locolab.eval.walking as walking
+
+    tiles = (("stairs_up", 0.10), ("stairs_down", 0.10), ("slope_up", 0.3), ("slope_down", 0.3), ("boxes", 0.10),
+             ("rough", 0.06))
+    assert walking.tile_groups(tiles, 2) == [tiles[:3], tiles[3:]]
+    assert walking.tile_groups(tiles[:1], 2) == [tiles[:1]] and walking.tile_groups(tiles, 1) == [tiles]
+    assert [len(group) for group in walking.tile_groups(tiles, 4)] == [1, 2, 1, 2]
+    played, meeting = [], threading.Barrier(2)
+
+    def evaluation(function, checkpoints, planned, device, seed, policy, seconds):
+        meeting.wait(timeout=60.0)  # the other group plays at the same time, or this one fails
+        played.append([(tile.kind, tile.value) for tile in planned])
+        return [{"terrain": tile.kind, "value": tile.value, "success": 0.5 if tile.kind == "boxes" else 1.0,
+                 "fall": 0.0} for tile in planned]
+
+    monkeypatch.setattr(walking, "in_evaluation_process", evaluation)
+    monkeypatch.setattr(walking, "resolve_checkpoint", lambda checkpoint: checkpoint)
+    monkeypatch.setattr(walking, "read_checkpoint", lambda checkpoint: {})
+    monkeypatch.setattr(walking, "checkpoint_policy", lambda checkpoint, policy: ("ppo", None, None))
+    checks = walking.terrain_checks(Path("model_9.pt"), "cpu", 1, tiles, 0.9, plays_at_once=2)
+    assert sorted(played) == sorted([list(tiles[:3]), list(tiles[3:])])
+    assert [check["check"] for check in checks] == [f"terrain {kind} {value:g}" for kind, value in tiles]
+    assert [check["failures"] for check in checks] == [[]] * 4 + [["terrain boxes 0.1: success 0.50 not >= 0.9"], []]

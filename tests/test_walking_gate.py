@@ -59,7 +59,23 @@ def test_a_run_that_does_not_walk_trains_on_in_chunks_continuing_the_iteration_c
     assert runner.learned == [range(0, 700), range(700, 750), range(750, 800)]
     assert [iteration for iteration, _ in played] == [699, 749, 799]
     assert report["walked"] and [e["walked"] for e in report["evaluations"]] == [False, False, True]
-    assert "Walking gate, iteration 699: does not walk (forward: mean_forward_velocity 0.28)" in capsys.readouterr().out
+    assert "Walking gate, iteration 699 (0 s of plays): does not walk (forward: mean_forward_velocity 0.28)" in (
+        capsys.readouterr().out)
+    assert all(0.0 <= e["seconds"] < 5.0 for e in report["evaluations"])
+
+
+def test_the_report_says_how_long_each_gate_played(tmp_path):
+    """Training stands still while the gate plays: each verdict carries those seconds, the gate's cost."""
+    import time
+
+    plays = walks_from(0, [])
+
+    def slow(checkpoint: Path, seed: int) -> tuple[bool, list[dict]]:
+        time.sleep(0.5)
+        return plays(checkpoint, seed)
+
+    report = learn_until_walking(CountingRunner(tmp_path), 10, WalkingGateCfg(), slow)
+    assert report["evaluations"][0]["seconds"] >= 0.5
 
 
 def test_training_stops_at_the_cap_and_says_that_it_did_not_walk(tmp_path, capsys):

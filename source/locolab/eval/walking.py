@@ -89,16 +89,32 @@ def check_result(check: WalkingCheck, summary: dict) -> dict:
     return {**check.verdict(summary), **{key: summary.get("metrics", {}).get(key) for key in GAIT_METRICS}}
 
 
-def terrain_checks(checkpoint: Path, device: str, seed: int, tiles: tuple, min_success: float,
-                   seconds: float = PLAY_SECONDS) -> list[dict]:
-    """The terrain sweep's ``(type, value)`` tiles played by ``checkpoint``'s acting policy (``seconds``) in an
-    evaluation process: one verdict per tile, failing under ``min_success`` of its robots crossing it."""
+def tile_groups(tiles: tuple, groups: int) -> list[tuple]:
+    """``tiles`` (``(type, value)`` pairs) in at most ``groups`` consecutive groups of near-equal size, in order."""
+    groups = max(1, min(groups, len(tiles)))
+    bounds = [index * len(tiles) // groups for index in range(groups + 1)]
+    return [tuple(tiles[start:stop]) for start, stop in zip(bounds, bounds[1:])]
+
+
+def _tile_plan(tiles: tuple) -> list:
+    """:func:`plan_tiles` for ``(type, value)`` pairs."""
     kinds = list(dict.fromkeys(kind for kind, _ in tiles))
-    values = {kind: tuple(value for other, value in tiles if other == kind) for kind in kinds}
+    return plan_tiles(kinds, values={kind: tuple(value for other, value in tiles if other == kind) for kind in kinds})
+
+
+def terrain_checks(checkpoint: Path, device: str, seed: int, tiles: tuple, min_success: float,
+                   seconds: float = PLAY_SECONDS, plays_at_once: int = 1) -> list[dict]:
+    """The terrain sweep's ``(type, value)`` tiles played by ``checkpoint``'s acting policy (``seconds``) in
+    evaluation processes, ``plays_at_once`` of them side by side with a share of the tiles each (a play's physics runs
+    on one thread): one verdict per tile, failing under ``min_success`` of its robots crossing it."""
     checkpoint = resolve_checkpoint(checkpoint)  # a run directory: its latest
     agent, _, acting = checkpoint_policy(read_checkpoint(checkpoint), None)  # PPO-ROA: the phase's acting policy
-    rows = in_evaluation_process(terrain_rows, [checkpoint], plan_tiles(kinds, values=values), device, seed,
-                                 acting if agent == "roa" else None, seconds)
+    groups = tile_groups(tuple(tiles), plays_at_once)
+    with ThreadPoolExecutor(len(groups)) as pool:
+        rows = [row for group in pool.map(
+            lambda group: in_evaluation_process(terrain_rows, [checkpoint], _tile_plan(group), device, seed,
+                                                acting if agent == "roa" else None, seconds), groups)
+                for row in group]
     return [{"check": f"terrain {row['terrain']} {row['value']:g}", "success": row["success"], "falls": row["fall"],
              "failures": [] if row["success"] >= min_success else
              [f"terrain {row['terrain']} {row['value']:g}: success {row['success']:.2f} not >= {min_success}"]}
@@ -115,7 +131,8 @@ def play_checks(task: str, device: str, seconds: float = PLAY_SECONDS, terrain_t
         walked, checks = evaluate_walking(checkpoint, play_task, device, seed, plays_at_once=os.cpu_count() or 1,
                                           seconds=seconds, flat_ground=bool(terrain_tiles))
         if walked and terrain_tiles:
-            checks += terrain_checks(checkpoint, device, seed, terrain_tiles, terrain_min_success, seconds)
+            checks += terrain_checks(checkpoint, device, seed, terrain_tiles, terrain_min_success, seconds,
+                                     plays_at_once=os.cpu_count() or 1)
         return walked and not any(check["failures"] for check in checks), checks
 
     return evaluate

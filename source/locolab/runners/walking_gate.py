@@ -16,6 +16,7 @@ count, optimizer, normalisers and schedules, as a resume does. Training stands s
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -25,7 +26,7 @@ from locolab.distributed import from_rank_zero
 from .runner_cfg import WalkingGateCfg
 
 REPORT_NAME = "walking_gate.json"
-"""The gate's verdicts, in the run directory: one entry per checked checkpoint."""
+"""The gate's verdicts, in the run directory: one entry per checked checkpoint, with the seconds its plays took."""
 
 
 Evaluate = Callable[[Path, int], tuple[bool, list[dict]]]
@@ -44,14 +45,16 @@ def learn_until_walking(runner, iterations: int, cfg: WalkingGateCfg, evaluate: 
     report = {"play_seed": cfg.play_seed, "play_seconds": cfg.play_seconds, "walked": False, "evaluations": []}
     while True:
         iteration = runner.current_learning_iteration
+        started = time.monotonic()
         walked, checks = from_rank_zero(evaluate(run_dir / f"model_{iteration}.pt", cfg.play_seed) if main else None)
+        seconds = round(time.monotonic() - started, 1)  # training stands still meanwhile: the gate's cost
         report["walked"] = walked
-        report["evaluations"].append({"iteration": iteration, "walked": walked, "checks": checks})
+        report["evaluations"].append({"iteration": iteration, "walked": walked, "seconds": seconds, "checks": checks})
         if main:
             write_atomically(run_dir / REPORT_NAME, lambda path: path.write_text(json.dumps(report, indent=1)))
         failures = [failure for check in checks for failure in check["failures"]]
         if main:
-            print(f"[LocoLab] Walking gate, iteration {iteration}: "
+            print(f"[LocoLab] Walking gate, iteration {iteration} ({seconds:.0f} s of plays): "
                   f"{'walks' if walked else 'does not walk (' + '; '.join(failures) + ')'}", flush=True)
         if walked or iteration >= last_allowed:
             if not walked and main:
