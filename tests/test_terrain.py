@@ -85,3 +85,49 @@ def test_terrain_levels_move_as_the_curriculum_says_and_are_logged_by_type():
         levels = [level for level, column in zip(after, columns) if types[column] == name]
         expected = sum(levels) / len(levels) if levels else float("nan")
         assert logged[f"Curriculum/terrain_levels/{name}"] == pytest.approx(expected, nan_ok=True), name
+
+
+class _Scene(dict):
+    """Stands in for an InteractiveScene: ``scene["robot"]``, ``env_origins`` and ``terrain``."""
+
+
+def fake_curriculum_env(distances: list[float], terminated: list[bool], command: float = 1.0):
+    """Robots ``distances`` [m] from their origins along x at their episodes' end, under a ``command`` [m/s] for 20 s
+    episodes; the terrain records the moves it is given."""
+    from types import SimpleNamespace
+
+    count = len(distances)
+    origins = torch.zeros(count, 3)
+    position = origins.clone()
+    position[:, 0] = torch.tensor(distances)
+    moves = []
+    terrain = SimpleNamespace(cfg=SimpleNamespace(terrain_generator=SimpleNamespace(size=(8.0, 8.0))),
+                              update_env_origins=lambda ids, up, down: moves.append((up.tolist(), down.tolist())),
+                              terrain_levels=torch.zeros(count, dtype=torch.long))
+    scene = _Scene(robot=SimpleNamespace(data=SimpleNamespace(root_pos_w=SimpleNamespace(torch=position))))
+    scene.env_origins, scene.terrain = origins, terrain
+    commands = torch.tensor([[command, 0.0, 0.0]] * count)
+    env = SimpleNamespace(scene=scene, command_manager=SimpleNamespace(get_command=lambda name: commands),
+                          termination_manager=SimpleNamespace(terminated=torch.tensor(terminated)),
+                          max_episode_length_s=20.0)
+    return env, moves
+
+
+def test_a_fall_is_promoted_by_isaac_labs_rule_and_not_when_falls_are_not_promoted():
+    """Half a tile away (4 m) then a fall: Isaac Lab promotes it; ``promote_falls=False`` demotes it instead (it walked
+    less than half of its 20 m). The rule with falls promoted is Isaac Lab's own, move for move."""
+    from isaaclab.managers import SceneEntityCfg
+    from isaaclab_tasks.core.velocity.mdp import terrain_levels_vel
+
+    from locolab.envs.mdp.terrain_levels import level_moves
+
+    ids = torch.arange(4)
+    env, moves = fake_curriculum_env([5.0, 5.0, 1.0, 1.0], [False, True, False, True])
+    terrain_levels_vel(env, ids, SceneEntityCfg("robot"))
+    up, down = level_moves(env, ids, SceneEntityCfg("robot"))
+    assert moves == [(up.tolist(), down.tolist())] == [([True, True, False, False], [False, False, True, True])]
+    up, down = level_moves(env, ids, SceneEntityCfg("robot"), promote_falls=False)
+    assert up.tolist() == [True, False, False, False] and down.tolist() == [False, True, True, True]
+    env, _ = fake_curriculum_env([5.0], [True], command=0.3)  # asked for 6 m: 5 m is enough not to go down
+    up, down = level_moves(env, torch.arange(1), SceneEntityCfg("robot"), promote_falls=False)
+    assert up.tolist() == [False] and down.tolist() == [False]

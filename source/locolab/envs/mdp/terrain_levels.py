@@ -42,9 +42,31 @@ def levels_by_type(generator: TerrainGeneratorCfg, levels: torch.Tensor, columns
     return result
 
 
-def terrain_levels_by_type(env: ManagerBasedRLEnv, env_ids: Sequence[int],
-                           asset_cfg: SceneEntityCfg = SceneEntityCfg("robot")) -> dict[str, float]:
-    """Isaac Lab's ``terrain_levels_vel`` (the same promotion and demotion), returning the levels by type."""
-    terrain_levels_vel(env, env_ids, asset_cfg)
+def level_moves(env: ManagerBasedRLEnv, env_ids: Sequence[int], asset_cfg: SceneEntityCfg,
+                promote_falls: bool = True) -> tuple[torch.Tensor, torch.Tensor]:
+    """Isaac Lab's ``terrain_levels_vel`` rule, (move_up, move_down) for ``env_ids`` as their episodes end: up past half
+    a tile from the origin, down under half the commanded distance. ``promote_falls=False`` promotes no robot whose
+    episode ended in a termination other than a time-out (a fall), however far it got first."""
+    asset = env.scene[asset_cfg.name]
     terrain = env.scene.terrain
+    command = env.command_manager.get_command("base_velocity")
+    distance = torch.linalg.norm(asset.data.root_pos_w.torch[env_ids, :2] - env.scene.env_origins[env_ids, :2], dim=1)
+    move_up = distance > terrain.cfg.terrain_generator.size[0] / 2
+    if not promote_falls:
+        move_up &= ~env.termination_manager.terminated[env_ids]
+    move_down = distance < torch.linalg.norm(command[env_ids, :2], dim=1) * env.max_episode_length_s * 0.5
+    return move_up, move_down & ~move_up
+
+
+def terrain_levels_by_type(env: ManagerBasedRLEnv, env_ids: Sequence[int],
+                           asset_cfg: SceneEntityCfg = SceneEntityCfg("robot"),
+                           promote_falls: bool = True) -> dict[str, float]:
+    """Isaac Lab's ``terrain_levels_vel`` (the same promotion and demotion), returning the levels by type.
+    ``promote_falls=False`` (:func:`level_moves`): Isaac Lab promotes a robot that got half a tile away and then fell,
+    which the terrain sweep counts as a failure."""
+    terrain = env.scene.terrain
+    if promote_falls:
+        terrain_levels_vel(env, env_ids, asset_cfg)
+    else:
+        terrain.update_env_origins(env_ids, *level_moves(env, env_ids, asset_cfg, promote_falls))
     return levels_by_type(terrain.cfg.terrain_generator, terrain.terrain_levels, terrain.terrain_types)
