@@ -126,13 +126,14 @@ def play_checks(task: str, device: str, seconds: float = PLAY_SECONDS, terrain_t
     """The walking checks on ``task``'s ``-Play`` variant as train.py's walking gate plays them (``seconds`` each), one
     play per core (training stands still meanwhile); with ``terrain_tiles`` on flat ground, then those tiles."""
     play_task = play_variant(task)
+    plays_at_once = os.cpu_count() or 1
 
     def evaluate(checkpoint: Path, seed: int) -> tuple[bool, list[dict]]:
-        walked, checks = evaluate_walking(checkpoint, play_task, device, seed, plays_at_once=os.cpu_count() or 1,
+        walked, checks = evaluate_walking(checkpoint, play_task, device, seed, plays_at_once=plays_at_once,
                                           seconds=seconds, flat_ground=bool(terrain_tiles))
         if walked and terrain_tiles:
             checks += terrain_checks(checkpoint, device, seed, terrain_tiles, terrain_min_success, seconds,
-                                     plays_at_once=os.cpu_count() or 1)
+                                     plays_at_once=plays_at_once)
         return walked and not any(check["failures"] for check in checks), checks
 
     return evaluate
