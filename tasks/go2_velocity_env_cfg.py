@@ -30,6 +30,7 @@ from locolab.assets import GO2_SPEC, ensure_robot_files
 from locolab.envs import mdp as locolab_mdp
 from locolab.envs.delayed_dc_motor import DelayedDCMotorCfg
 from locolab.envs.mdp.gait_clock import GAIT_CLOCK_REWARD, GAIT_CLOCK_TERM, gait_clock_observation, gait_clock_reward
+from locolab.envs.mdp.swing_clearance import SWING_CLEARANCE_REWARD, swing_clearance_reward
 from locolab.envs.metrics import DynamicsMetricsCfg
 from locolab.envs.terrain import collide_as_heightfield
 
@@ -59,6 +60,9 @@ sim-to-real effects crashed at iteration 304 on a fallen robot's 76 rows (2026-1
 GAIT_CLOCK = {"frequency_hz": 2.0, "weight": 2.0}
 """The rough tasks' gait clock (:mod:`locolab.envs.mdp.gait_clock`): a 0.5 s trot period (each diagonal pair 0.25 s in
 the air), its stepping reward's weight. Without it the rough runs' mean action stood under commands below 0.5 m/s."""
+SWING_CLEARANCE = {"target_height": 0.08, "weight": 0.0}
+"""The rough tasks' swing-clearance term (:mod:`locolab.envs.mdp.swing_clearance`): the clock's swing feet paid up to
+8 cm above the ground below them. Off (weight 0) until a run measures it: ``env.rewards.swing_clearance.weight=1.0``."""
 HISTORY_LENGTH = 50
 """Steps of the proprioceptive history (``policy`` observations, oldest first) that ROA's adaptation module reads:
 1 s at 50 Hz."""
@@ -294,6 +298,9 @@ class LocoLabGo2RoughEnvCfg(LocoLabGo2Cfg, UnitreeGo2RoughEnvCfg):
         for group in (self.observations.policy, self.observations.critic):  # last in each group
             setattr(group, GAIT_CLOCK_TERM, gait_clock_observation(GAIT_CLOCK["frequency_hz"]))
         setattr(self.rewards, GAIT_CLOCK_REWARD, gait_clock_reward(GAIT_CLOCK["frequency_hz"], GAIT_CLOCK["weight"]))
+        swing = swing_clearance_reward(GAIT_CLOCK["frequency_hz"], SWING_CLEARANCE["target_height"],
+                                       GO2_SPEC.foot_radius, SWING_CLEARANCE["weight"])
+        setattr(self.rewards, SWING_CLEARANCE_REWARD, swing)
 
 
 @configclass

@@ -1,8 +1,9 @@
 """Robots standing on the CPU rough task's terrain in one engine; prints one JSON line.
 
 Each robot starts on its tile's centre (Isaac Lab's terrain origin, at the tile's platform height) and holds its
-default pose for a second: the line has each base's height above its origin, the terminations, and the origins'
-heights (pits of inverted stairs and slopes lie below zero).
+default pose for a second: the line has each base's height above its origin, the terminations, the origins'
+heights (pits of inverted stairs and slopes lie below zero) and each foot's clearance as the swing-clearance reward
+reads it (the height scanner's ground below the foot).
 """
 
 from __future__ import annotations
@@ -23,7 +24,11 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=1.0)
     args = parser.parse_args()
 
+    from isaaclab.managers import SceneEntityCfg
+
+    from locolab.assets import GO2_SPEC
     from locolab.envs import load_task_cfgs, open_env
+    from locolab.envs.mdp.swing_clearance import foot_clearance
 
     env_cfg, _ = load_task_cfgs(TASK, num_envs=args.num_envs, device="cpu", seed=0)
     env_cfg.sim_processes = 1
@@ -39,8 +44,9 @@ def main() -> None:
             terminated |= term
         origins = unwrapped.scene.env_origins
         heights = unwrapped.scene["robot"].data.root_pos_w.torch[:, 2] - origins[:, 2]
+        clearance = foot_clearance(unwrapped, GO2_SPEC.foot_radius, SceneEntityCfg("height_scanner"))
         print(json.dumps({"engine": args.engine, "heights": heights.tolist(), "terminated": terminated.tolist(),
-                          "origins_z": origins[:, 2].tolist(),
+                          "origins_z": origins[:, 2].tolist(), "foot_clearance": clearance.tolist(),
                           "levels": unwrapped.scene.terrain.terrain_levels.tolist(),
                           "columns": unwrapped.scene.terrain.terrain_types.tolist()}))
 

@@ -26,6 +26,23 @@ def test_robots_stand_on_every_tile_including_pits(standing):
         assert 0.2 < height < 0.4, standing
 
 
+def test_standing_feet_read_a_clearance_near_zero_where_the_tile_is_flat(standing):
+    """Standing feet touch the ground the height scanner sees (:func:`locolab.envs.mdp.swing_clearance.foot_clearance`:
+    its nearest ray below each foot, the swing-clearance reward's view): on the tiles' flat centres (every type but
+    random noise) each foot's lowest point within 1 cm of it. MuJoCo C once held the feet 2 cm above its heightfield
+    (Newton's contact gaps, :meth:`locolab.envs.mujoco_c.SolverMuJoCoC._update_geom_properties`)."""
+    from locolab.envs.mdp.terrain_levels import column_types
+    from locolab.tasks.go2_velocity_cpu_env_cfg import LocoLabGo2RoughEnvCfg_CPU
+
+    types = column_types(LocoLabGo2RoughEnvCfg_CPU().scene.terrain.terrain_generator)
+    checked = 0
+    for column, clearance in zip(standing["columns"], standing["foot_clearance"]):
+        if types[column] != "random_rough":
+            assert max(abs(value) for value in clearance) < 0.01, (types[column], clearance)
+            checked += 1
+    assert checked >= 8
+
+
 @pytest.fixture(scope="module")
 def rough_roa() -> dict:
     return probe_report("tests/probe_rough_roa.py")

@@ -77,10 +77,17 @@ class SolverMuJoCoC(SolverMuJoCo):
         self._contact_gather: ContactGather | None = None
 
     def _update_geom_properties(self) -> None:
-        """Newton's geom update, then the heightfields' vertical offset that it drops. Newton compiles a heightfield
-        geom at its shape's height plus the field's lowest point (MuJoCo's field starts at 0), but its update kernel
-        writes the shape's height alone: every field rose by its depth (robots in a pit fell through, the others
-        stood inside the ground). Newton's own collision pipeline, a GPU rough task's default, does not read it."""
+        """Newton's geom update, then two corrections for heightfields in MuJoCo C.
+
+        The vertical offset the update drops: Newton compiles a heightfield geom at its shape's height plus the
+        field's lowest point (MuJoCo's field starts at 0), but its update kernel writes the shape's height alone:
+        every field rose by its depth (robots in a pit fell through, the others stood inside the ground). Newton's
+        own collision pipeline, a GPU rough task's default, does not read it.
+
+        The contact gaps: Newton gives every geom a gap (its broad phase's detection distance, 1 cm), and MuJoCo C
+        collides a convex geom with a heightfield as if the pair's gaps were a skin: feet stood 2 cm above the field
+        (MuJoCo-Warp, and MuJoCo C on a plane: 1-2 mm into it). Worlds with a heightfield get MuJoCo's default gap,
+        0 (tests/test_terrain.py: standing feet against the height scanner's ground in both engines)."""
         super()._update_geom_properties()
         if getattr(self, "_heightfield_shifts", None) is None:  # the shapes never change: found once
             self._heightfield_shifts = heightfield_shifts(self.model, self.mjc_geom_to_newton_shape.numpy())
@@ -89,6 +96,8 @@ class SolverMuJoCoC(SolverMuJoCo):
             positions = self.mjw_model.geom_pos.numpy()
             positions[..., 2] += shifts
             self.mjw_model.geom_pos.assign(positions)
+        if (self.mj_model.geom_type == mujoco.mjtGeom.mjGEOM_HFIELD).any():
+            self.mjw_model.geom_gap.zero_()
 
     def notify_model_changed(self, flags: int) -> None:
         super().notify_model_changed(flags)

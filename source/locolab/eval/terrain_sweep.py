@@ -1,6 +1,6 @@
 """The terrain sweep (``eval.py --sweep terrain``): each terrain type at fixed difficulties, robots commanded 0.5 m/s
-forward from the middle of their tile; a robot succeeds when it gets at least 3 m from the tile's centre before any
-fall.
+forward from the middle of their tile; a robot succeeds when it gets at least 3 m from the tile's centre and does not
+fall in its 20 s (a fall after 3 m, on the last steps of a staircase, fails too).
 
 The sweep lays its own terrain from the training task's sub-terrains: one tile per (type, difficulty), the tile's
 parameter held at the difficulty's value (a stair riser, a slope as rise over run, a box height), one tile per
