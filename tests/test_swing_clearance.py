@@ -21,7 +21,8 @@ BOX = 0.1
 
 
 def rays(num_envs: int) -> torch.Tensor:
-    """[N, 21 x 11, 3] a 0.1 m grid of ray hits over x, y in [-1, 1] x [-0.5, 0.5]: the ground at 0, the box at x > 0."""
+    """[N, 21 x 11, 3] a 0.1 m grid of ray hits over x, y in [-1, 1] x [-0.5, 0.5]: the ground at 0, the box at
+    x > 0."""
     x, y = torch.meshgrid(torch.linspace(-1.0, 1.0, 21), torch.linspace(-0.5, 0.5, 11), indexing="ij")
     z = torch.where(x > 0.0, BOX, 0.0)
     return torch.stack((x, y, z), dim=-1).reshape(1, -1, 3).repeat(num_envs, 1, 1)
