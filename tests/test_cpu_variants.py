@@ -13,6 +13,7 @@ from conftest import last_json, run_dirs, run_main, run_script, run_side_by_side
 from locolab.envs import load_task_cfgs
 from locolab.envs.mdp.rewards import TRAINING_ONLY_REWARDS
 from locolab.envs.observation_noise import noise_free_share
+from locolab.eval.terrain_sweep import TERRAIN_TYPES
 from locolab.runners.checkpoints import AGENT_CFG_KEY
 from locolab.tasks import AGENT_ENTRY_POINTS, cpu_variant
 from locolab.tasks import go2_velocity_cpu_env_cfg as cpu_env
@@ -314,6 +315,22 @@ def test_rough_cpu_variants_train_on_the_cpu_terrain_grid_collided_as_a_heightfi
     # one command per episode on the CPU's terrain, so the curriculum judges a robot by the command it stalled under
     assert env_cfg.commands.base_velocity.resampling_time_range == (env_cfg.episode_length_s,) * 2
     assert stock.commands.base_velocity.resampling_time_range[1] < stock.episode_length_s
+
+
+def test_the_cpu_grid_has_rows_past_the_gates_stairs_and_boxes_and_the_gpu_keeps_the_stock_ranges():
+    """On the CPU grid the gate's tiles sit at least three rows under the top (stock ceilings put them in the top two),
+    so the curriculum can push past them; every stock final difficulty is still inside the grid; the GPU is stock."""
+    cpu_subs = cpu_configs("ppo", "train", ROUGH)[0].scene.terrain.terrain_generator.sub_terrains
+    stock_subs = gpu_configs("ppo", "train", ROUGH)[0].scene.terrain.terrain_generator.sub_terrains
+    rows = cpu_env.CPU_TERRAIN["num_rows"]
+    for tile, value in go2_ppo_cfg.ROUGH_GATE_TILES:
+        name, field, _ = TERRAIN_TYPES[tile]
+        if name not in cpu_env.CPU_TERRAIN_CEILINGS:
+            assert cpu_subs[name] == stock_subs[name], name  # slopes and noise: Isaac Lab's ranges
+            continue
+        (low, high), (stock_low, stock_high) = getattr(cpu_subs[name], field), getattr(stock_subs[name], field)
+        assert low == stock_low and high == cpu_env.CPU_TERRAIN_CEILINGS[name][1] > stock_high, name
+        assert (value - low) / (high - low) * rows <= rows - 3, f"{tile} {value} sits in the top rows"
 
 
 @pytest.mark.parametrize(("agent", "phase", "min_success"), [("ppo", "train", 0.9), ("ppo_rnn", "train", 0.9),
