@@ -96,10 +96,10 @@ class CpuTrainingCfg(CpuPhysicsCfg):
 
 @configclass
 class CpuTerrainCfg:
-    """Mixin: the CPU's terrain grid (:data:`CPU_TERRAIN`), an end for robots that reach its edge, and one command
-    per episode: with the stock resample at 10 s, a robot that stalls at a drop under its first command and walks down
-    under its second is still promoted, and the first rough runs kept stalling at drops at 0.5 m/s
-    (docs/measurements/rough_terrain.md); held for the episode, a stall costs the level."""
+    """Mixin: the CPU's terrain grid (:data:`CPU_TERRAIN`, :data:`CPU_TERRAIN_CEILINGS`), an end for robots that reach
+    its edge, and one command per episode: with the stock resample at 10 s, a robot that stalls at a drop under its
+    first command and walks down under its second is still promoted, and the first rough runs kept stalling at drops
+    at 0.5 m/s (docs/measurements/rough_terrain.md); held for the episode, a stall costs the level."""
 
     def __post_init__(self):
         super().__post_init__()

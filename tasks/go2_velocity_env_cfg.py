@@ -63,7 +63,8 @@ the air), its stepping reward's weight. Without it the rough runs' mean action s
 SWING_CLEARANCE = {"target_height": 0.12, "weight": 2.0}
 """The rough tasks' swing-clearance term (:mod:`locolab.envs.mdp.swing_clearance`): the clock's swing feet paid up to
 12 cm above the ground below them. Resumed runs with it took stairs down 10 cm from 44 % to 88-94 % of the gate's
-robots; weight 1 with 8 cm reached 75 % (docs/measurements/rough_terrain.md, eighth session)."""
+robots; weight 1 with 8 cm reached 75 %. From a fresh start (with the CPU's harder top rows) boxes 10 cm reached 100 %
+and stairs up 10 cm stalled at 6 % (docs/measurements/rough_terrain.md, eighth and ninth sessions)."""
 HISTORY_LENGTH = 50
 """Steps of the proprioceptive history (``policy`` observations, oldest first) that ROA's adaptation module reads:
 1 s at 50 Hz."""
