@@ -318,8 +318,9 @@ def test_rough_cpu_variants_train_on_the_cpu_terrain_grid_collided_as_a_heightfi
 
 
 def test_the_cpu_grid_has_rows_past_the_gates_stairs_and_boxes_and_the_gpu_keeps_the_stock_ranges():
-    """On the CPU grid the gate's tiles sit at least three rows under the top (stock ceilings put them in the top two),
-    so the curriculum can push past them; every stock final difficulty is still inside the grid; the GPU is stock."""
+    """On the CPU grid the gate's 10 cm stairs and boxes sit at least three rows under the top (stock ceilings put the
+    stairs at row 7.9 of 10, the boxes at 10), so the curriculum can push past them; every stock final difficulty is
+    still inside the grid; the GPU is stock."""
     cpu_subs = cpu_configs("ppo", "train", ROUGH)[0].scene.terrain.terrain_generator.sub_terrains
     stock_subs = gpu_configs("ppo", "train", ROUGH)[0].scene.terrain.terrain_generator.sub_terrains
     rows = cpu_env.CPU_TERRAIN["num_rows"]
