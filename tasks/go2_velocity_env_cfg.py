@@ -30,6 +30,7 @@ from locolab.assets import GO2_SPEC, ensure_robot_files
 from locolab.envs import mdp as locolab_mdp
 from locolab.envs.delayed_dc_motor import DelayedDCMotorCfg
 from locolab.envs.mdp.gait_clock import GAIT_CLOCK_REWARD, GAIT_CLOCK_TERM, gait_clock_observation, gait_clock_reward
+from locolab.envs.mdp.stand_still import STAND_STILL_REWARD, stand_still_reward
 from locolab.envs.mdp.swing_clearance import SWING_CLEARANCE_REWARD, swing_clearance_reward
 from locolab.envs.metrics import DynamicsMetricsCfg
 from locolab.envs.terrain import collide_as_heightfield
@@ -60,12 +61,17 @@ sim-to-real effects crashed at iteration 304 on a fallen robot's 76 rows (2026-1
 GAIT_CLOCK = {"frequency_hz": 2.0, "weight": 2.0}
 """The rough tasks' gait clock (:mod:`locolab.envs.mdp.gait_clock`): a 0.5 s trot period (each diagonal pair 0.25 s in
 the air), its stepping reward's weight. Without it the rough runs' mean action stood under commands below 0.5 m/s."""
-SWING_CLEARANCE = {"target_height": 0.08, "weight": 1.0}
+SWING_CLEARANCE = {"target_height": 0.10, "weight": 1.0}
 """The rough tasks' swing-clearance term (:mod:`locolab.envs.mdp.swing_clearance`): the clock's swing feet paid up to
 8 cm above the ground below them. From a fresh start (with the CPU's harder top rows) it took stairs up and down 10 cm,
 slopes and rough ground to 100 % of the gate's robots and boxes 10 cm to 88 % at iteration 634; weight 2 with a 12 cm
 target crossed boxes with every robot but stalled on stairs up (6 %) and pushed turning and standing onto their bars
 (docs/measurements/rough_terrain.md, eighth to tenth sessions)."""
+STAND_STILL = {"weight": -0.5, "standing_share": 0.1}
+"""The rough tasks' standing practice: the stand-still penalty's weight (:mod:`locolab.envs.mdp.stand_still`, the
+joints' summed distance from their defaults under a standing command) and the share of commands that ask to stand
+(Isaac Lab's 0.02 left about 3 % of robots a command under the clock's threshold). Without it the rough policies
+drifted at 0.098-0.108 m/s under a zero command, on the stand check's 0.10 bar (docs/measurements/rough_terrain.md)."""
 HISTORY_LENGTH = 50
 """Steps of the proprioceptive history (``policy`` observations, oldest first) that ROA's adaptation module reads:
 1 s at 50 Hz."""
@@ -304,6 +310,8 @@ class LocoLabGo2RoughEnvCfg(LocoLabGo2Cfg, UnitreeGo2RoughEnvCfg):
         swing = swing_clearance_reward(GAIT_CLOCK["frequency_hz"], SWING_CLEARANCE["target_height"],
                                        GO2_SPEC.foot_radius, SWING_CLEARANCE["weight"])
         setattr(self.rewards, SWING_CLEARANCE_REWARD, swing)
+        setattr(self.rewards, STAND_STILL_REWARD, stand_still_reward(STAND_STILL["weight"]))
+        self.commands.base_velocity.rel_standing_envs = STAND_STILL["standing_share"]
 
 
 @configclass
