@@ -66,13 +66,13 @@ SWING_CLEARANCE = {"target_height": 0.08, "weight": 1.0}
 8 cm above the ground below them. From a fresh start (with the CPU's harder top rows) it took stairs up and down 10 cm,
 slopes and rough ground to 100 % of the gate's robots and boxes 10 cm to 88 % at iteration 634; weight 2 with a 12 cm
 target crossed boxes with every robot but stalled on stairs up (6 %) and pushed turning and standing onto their bars;
-a 10 cm target (with :data:`STAND_STILL` on) walked forward slower (0.42 m/s at 884) and crossed stairs up and boxes
-with 56 % (docs/measurements/rough_terrain.md, eighth to eleventh sessions)."""
+a 10 cm target (with :data:`STAND_STILL` on) walked forward slower (0.42-0.43 m/s at 884-934), crossed stairs up and
+boxes with 56-62 % (docs/measurements/rough_terrain.md, eighth to eleventh sessions)."""
 STAND_STILL = {"weight": 0.0, "standing_share": 0.02}
 """The rough tasks' standing practice: the stand-still penalty's weight (:mod:`locolab.envs.mdp.stand_still`, the
 joints' summed distance from their defaults under a standing command; off at 0) and the share of commands that ask
 to stand (Isaac Lab's 0.02). At -0.5 with a 0.1 share (and a 10 cm swing target) the gate's standing robots drifted
-at 0.072-0.077 m/s instead of 0.098-0.108 (bar 0.10), but that run's tiles were worse; it stays off until a run with
+at 0.069-0.077 m/s instead of 0.098-0.108 (bar 0.10), but that run's tiles were worse; it stays off until a run with
 the 8 cm target measures it (``env.rewards.stand_still.weight=-0.5 env.commands.base_velocity.rel_standing_envs=0.1``;
 docs/measurements/rough_terrain.md, eleventh session)."""
 HISTORY_LENGTH = 50
