@@ -34,6 +34,12 @@ MOVING_COMMAND = 0.1
 """Command size [m/s, rad/s] (norm of lin_vel_x, lin_vel_y, ang_vel_z) above which the clock's stepping is asked."""
 
 
+def moving_command(env: ManagerBasedRLEnv, command_name: str = "base_velocity") -> torch.Tensor:
+    """[N] bool: the command asks to move (its norm over lin_vel_x, lin_vel_y, ang_vel_z above
+    :data:`MOVING_COMMAND`); the rough tasks' clock-driven terms and the stand-still penalty split on it."""
+    return env.command_manager.get_command(command_name).norm(dim=1) > MOVING_COMMAND
+
+
 def gait_phase(env: ManagerBasedRLEnv, frequency_hz: float) -> torch.Tensor:
     """[N] phase in [0, 1): cycles since the environment's last reset, fractional part."""
     return torch.frac(env.episode_length_buf.float() * (env.step_dt * frequency_hz))
@@ -60,8 +66,7 @@ def trot_stance(phase: torch.Tensor) -> torch.Tensor:
 def clock_stepping(env: ManagerBasedRLEnv, frequency_hz: float, command_name: str = "base_velocity") -> torch.Tensor:
     """[N] share of the feet whose contact matches :func:`trot_stance` on the clock; zero under a standing command."""
     matches = (foot_contacts(env) == trot_stance(gait_phase(env, frequency_hz))).float().mean(dim=1)
-    moving = env.command_manager.get_command(command_name).norm(dim=1) > MOVING_COMMAND
-    return matches * moving
+    return matches * moving_command(env, command_name)
 
 
 def gait_clock_observation(frequency_hz: float) -> ObservationTermCfg:

@@ -16,7 +16,7 @@ import torch
 from isaaclab.envs.mdp import joint_deviation_l1
 from isaaclab.managers import RewardTermCfg, SceneEntityCfg
 
-from locolab.envs.mdp.gait_clock import MOVING_COMMAND
+from locolab.envs.mdp.gait_clock import moving_command
 
 if TYPE_CHECKING:
     from isaaclab.envs import ManagerBasedRLEnv
@@ -27,9 +27,8 @@ STAND_STILL_REWARD = "stand_still"
 def stand_still_joint_deviation(env: ManagerBasedRLEnv, command_name: str = "base_velocity",
                                 asset_cfg: SceneEntityCfg = SceneEntityCfg("robot")) -> torch.Tensor:
     """[N] the joints' summed distance from their defaults [rad] under a standing command (norm of lin_vel_x,
-    lin_vel_y, ang_vel_z at most :data:`MOVING_COMMAND`), zero otherwise."""
-    standing = env.command_manager.get_command(command_name).norm(dim=1) <= MOVING_COMMAND
-    return joint_deviation_l1(env, asset_cfg) * standing
+    lin_vel_y, ang_vel_z at most :data:`~locolab.envs.mdp.gait_clock.MOVING_COMMAND`), zero otherwise."""
+    return joint_deviation_l1(env, asset_cfg) * ~moving_command(env, command_name)
 
 
 def stand_still_reward(weight: float) -> RewardTermCfg:

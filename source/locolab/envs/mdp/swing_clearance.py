@@ -18,7 +18,7 @@ from isaaclab.managers import RewardTermCfg, SceneEntityCfg
 
 from locolab.envs.metrics import FEET
 
-from .gait_clock import MOVING_COMMAND, gait_phase, trot_stance
+from .gait_clock import gait_phase, moving_command, trot_stance
 
 if TYPE_CHECKING:
     from isaaclab.envs import ManagerBasedRLEnv
@@ -52,8 +52,7 @@ def swing_clearance(env: ManagerBasedRLEnv, frequency_hz: float, target_height: 
     under a standing command."""
     swing = ~trot_stance(gait_phase(env, frequency_hz))
     lifted = (foot_clearance(env, foot_radius, sensor_cfg) / target_height).clamp(0.0, 1.0)
-    moving = env.command_manager.get_command(command_name).norm(dim=1) > MOVING_COMMAND
-    return (lifted * swing).sum(dim=1) / swing.sum(dim=1) * moving
+    return (lifted * swing).sum(dim=1) / swing.sum(dim=1) * moving_command(env, command_name)
 
 
 def swing_clearance_reward(frequency_hz: float, target_height: float, foot_radius: float,
