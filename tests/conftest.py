@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -186,3 +187,10 @@ def roa_runs(tmp_path_factory) -> dict:
     assert finetune.returncode == 0, finetune.stderr[-3000:]
     (student,) = experiment_runs(logs, "locolab_go2_flat_roa_finetune")
     return {"logs": logs, "teacher": teacher, "student": student, "finetune_stdout": finetune.stdout}
+
+
+class FakeScene(SimpleNamespace):
+    """A stand-in for Isaac Lab's ``InteractiveScene`` in reward-term tests: entities by attribute and by ``[name]``."""
+
+    def __getitem__(self, name):
+        return getattr(self, name)

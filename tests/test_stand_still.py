@@ -11,6 +11,8 @@ import torch
 
 from isaaclab.managers import SceneEntityCfg
 
+from conftest import FakeScene
+
 from locolab.envs.mdp.gait_clock import MOVING_COMMAND
 from locolab.envs.mdp.stand_still import stand_still_joint_deviation
 
@@ -18,16 +20,11 @@ DEFAULT = torch.tensor([0.1, 0.8, -1.5] * 4)
 """A Go2-like default pose (hip, thigh, calf per leg) [rad]."""
 
 
-class Scene(SimpleNamespace):
-    def __getitem__(self, name):
-        return getattr(self, name)
-
-
 def penalty(joint_pos: torch.Tensor, command: torch.Tensor) -> list[float]:
     """The term on what it reads of an environment: joint positions [N, 12] and the command [N, 3]."""
     data = SimpleNamespace(joint_pos=SimpleNamespace(torch=joint_pos),
                            default_joint_pos=SimpleNamespace(torch=DEFAULT.repeat(len(joint_pos), 1)))
-    env = SimpleNamespace(scene=Scene(robot=SimpleNamespace(data=data)),
+    env = SimpleNamespace(scene=FakeScene(robot=SimpleNamespace(data=data)),
                           command_manager=SimpleNamespace(get_command=lambda name: command))
     asset_cfg = SceneEntityCfg("robot")
     asset_cfg.joint_ids = slice(None)  # what the manager resolves for "every joint"

@@ -11,6 +11,8 @@ import torch
 
 from isaaclab.managers import SceneEntityCfg
 
+from conftest import FakeScene
+
 from locolab.envs.mdp.gait_clock import trot_stance
 from locolab.envs.mdp.swing_clearance import ground_below, swing_clearance
 from locolab.envs.metrics import FEET
@@ -28,18 +30,13 @@ def rays(num_envs: int) -> torch.Tensor:
     return torch.stack((x, y, z), dim=-1).reshape(1, -1, 3).repeat(num_envs, 1, 1)
 
 
-class Scene(SimpleNamespace):
-    def __getitem__(self, name):
-        return getattr(self, name)
-
-
 def reward(feet: torch.Tensor, steps: torch.Tensor, command: torch.Tensor) -> list[float]:
     """The term on what it reads of an environment: foot positions ([N, 4, 3], FEET order), the scanner's hits, the
     clock's steps and the command."""
     robot = SimpleNamespace(find_bodies=lambda names, preserve_order: (list(range(len(FEET))), names),
                             data=SimpleNamespace(body_pos_w=SimpleNamespace(torch=feet)))
     scanner = SimpleNamespace(data=SimpleNamespace(ray_hits_w=SimpleNamespace(torch=rays(len(feet)))))
-    env = SimpleNamespace(scene=Scene(robot=robot, sensors={"height_scanner": scanner}), episode_length_buf=steps,
+    env = SimpleNamespace(scene=FakeScene(robot=robot, sensors={"height_scanner": scanner}), episode_length_buf=steps,
                           step_dt=STEP_DT, command_manager=SimpleNamespace(get_command=lambda name: command))
     values = swing_clearance(env, FREQUENCY, TARGET, RADIUS, SceneEntityCfg("height_scanner"))
     return [round(value, 4) for value in values.tolist()]
