@@ -18,6 +18,7 @@ from locolab.runners.runner_cfg import ActionNoiseScheduleCfg, EntropyScheduleCf
 
 from .go2_ppo_cfg import (
     WALKING_GATE_EXTRA_ITERATIONS,
+    ROUGH_GATE_MIN_SUCCESS,
     rough_walking_gate,
     LocoLabGo2FlatPPORunnerCfg,
     LocoLabGo2RoughPPORunnerCfg,
@@ -122,8 +123,6 @@ teacher on rough ground not yet measured)."""
 ROUGH_ROA_CPU_REG_LAMBDA_WINDOW = ROA_CPU_REG_LAMBDA_WINDOW
 ROUGH_ROA_FINETUNE_ITERATIONS = 600
 """The rough student's finetuning: twice the flat one's, the last 300 not mirrored."""
-ROUGH_STUDENT_GATE_MIN_SUCCESS = 0.8
-"""The blind student's bar on the gate's tiles (its teacher's: 0.9)."""
 
 
 @configclass
@@ -133,7 +132,7 @@ class LocoLabGo2RoughRoaRunnerCfg_CPU(PpoCpuCfg, LocoLabGo2RoughRoaRunnerCfg):
         use_cpu_schedule(self, ROUGH_ROA_TEACHER_CPU_SCHEDULE)
         use_rough_cpu_networks(self)
         self.algorithm.reg_lambda_window = ROUGH_ROA_CPU_REG_LAMBDA_WINDOW
-        self.walking_gate = rough_walking_gate()
+        self.walking_gate = rough_walking_gate(ROUGH_GATE_MIN_SUCCESS["sighted"])  # the teacher reads the scan
 
 
 @configclass
@@ -143,4 +142,4 @@ class LocoLabGo2RoughRoaFinetuneRunnerCfg_CPU(LocoLabGo2RoughRoaRunnerCfg_CPU):
         use_cpu_finetune_phase(self)
         self.max_iterations = ROUGH_ROA_FINETUNE_ITERATIONS
         self.symmetry_until = ROUGH_ROA_FINETUNE_ITERATIONS // 2
-        self.walking_gate = rough_walking_gate(ROUGH_STUDENT_GATE_MIN_SUCCESS)
+        self.walking_gate = rough_walking_gate()

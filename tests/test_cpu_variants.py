@@ -334,7 +334,7 @@ def test_the_cpu_grid_has_rows_past_the_gates_stairs_and_boxes_and_the_gpu_keeps
         assert (value - low) / (high - low) * rows <= rows - 3, f"{tile} {value} sits in the top rows"
 
 
-@pytest.mark.parametrize(("agent", "phase", "min_success"), [("ppo", "train", 0.9), ("ppo_rnn", "train", 0.9),
+@pytest.mark.parametrize(("agent", "phase", "min_success"), [("ppo", "train", 0.8), ("ppo_rnn", "train", 0.8),
                                                             ("roa", "train", 0.9), ("roa", "finetune", 0.8)])
 def test_rough_cpu_runs_are_gated_on_flat_walking_and_the_terrain_tiles(agent, phase, min_success):
     _, agent_cfg = cpu_configs(agent, phase, ROUGH)
