@@ -73,7 +73,7 @@ ROUGH_GATE_TILES = (("stairs_up", 0.10), ("stairs_down", 0.10), ("slope_up", 0.3
 ROUGH_GATE_MIN_SUCCESS = {"blind": 0.8, "sighted": 0.9}
 """Share of a tile's robots that must cross it: the rough-terrain goals' bars, 0.9 for a policy that reads the terrain
 (the PPO-ROA teacher) and 0.8 for a blind one (the student; blind PPO and its GRU, for which the goals set none).
-Blind PPO at 0.9 stopped on boxes 10 cm: 88 % at best in five runs (docs/measurements/rough_terrain.md)."""
+Blind PPO at 0.9 stopped on boxes 10 cm (56-88 % in five runs; docs/measurements/rough_terrain.md)."""
 
 
 def rough_walking_gate(min_success: float = ROUGH_GATE_MIN_SUCCESS["blind"]) -> WalkingGateCfg:

@@ -73,9 +73,10 @@ STAND_STILL = {"weight": 0.0, "standing_share": 0.02}
 joints' summed distance from their defaults under a standing command; off at 0) and the share of commands that ask
 to stand (Isaac Lab's 0.02). At -0.5 with a 0.1 share (and a 10 cm swing target) the gate's standing robots drifted
 at 0.069-0.077 m/s instead of 0.098-0.108 (bar 0.10); with the 8 cm target, the penalty and the share (or the share
-alone) held 0.081-0.090 but crossed the gate's stairs up with 56-69 % of the robots (100 % without them), so it stays
-off (``env.rewards.stand_still.weight=-0.5 env.commands.base_velocity.rel_standing_envs=0.1`` turns it on;
-docs/measurements/rough_terrain.md, eleventh and twelfth sessions)."""
+alone) held 0.081-0.090 but crossed the gate's stairs up with 56-69 % of the robots (100 % without them), and the
+penalty alone (0.02 share) held 0.080 but fell on stairs down, slopes down and boxes (62-88 %), so it stays off
+(``env.rewards.stand_still.weight=-0.5 env.commands.base_velocity.rel_standing_envs=0.1`` turns it on;
+docs/measurements/rough_terrain.md, eleventh to thirteenth sessions)."""
 HISTORY_LENGTH = 50
 """Steps of the proprioceptive history (``policy`` observations, oldest first) that ROA's adaptation module reads:
 1 s at 50 Hz."""
