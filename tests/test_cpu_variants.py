@@ -129,6 +129,19 @@ def test_roa_phases_take_their_iterations_and_regulariser_window(phase):
     assert agent_cfg.walking_gate.extra_iterations == go2_ppo_cfg.WALKING_GATE_EXTRA_ITERATIONS
 
 
+def test_the_rough_teacher_learns_on_rough_ppos_schedule_and_its_student_finetunes_on_its_own():
+    _, ppo = cpu_configs("ppo", task=ROUGH)
+    _, teacher = cpu_configs("roa", task=ROUGH)
+    _, student = cpu_configs("roa", "finetune", task=ROUGH)
+    for cfg in (ppo, teacher):  # the teacher and its blind baseline learn alike
+        assert cfg.algorithm.desired_kl == go2_ppo_cfg.ROUGH_PPO_CPU_SCHEDULE["desired_kl"]
+        assert (cfg.max_iterations, cfg.symmetry_until) == (ppo.max_iterations, ppo.symmetry_until)
+        assert cfg.entropy_schedule.start == ppo.entropy_schedule.start
+        assert cfg.action_noise_schedule.final == ppo.action_noise_schedule.final
+    assert student.max_iterations == go2_roa_cfg.ROUGH_ROA_FINETUNE_ITERATIONS
+    assert student.algorithm.entropy_coef == 0.0 and student.algorithm.schedule == "fixed"
+
+
 def test_sac_takes_the_physics_and_its_own_sizes_but_no_ppo_settings():
     env_cfg, agent_cfg = cpu_configs("sac")
     _, stock = gpu_configs("sac")
