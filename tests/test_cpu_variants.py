@@ -356,4 +356,7 @@ def test_rough_cpu_runs_are_gated_on_flat_walking_and_the_terrain_tiles(agent, p
     assert tuple(map(tuple, gate.terrain_tiles)) == go2_ppo_cfg.ROUGH_GATE_TILES
     assert gate.terrain_min_success == min_success
     _, flat_cfg = cpu_configs(agent, phase)
-    assert not flat_cfg.walking_gate.terrain_tiles and agent_cfg.max_iterations >= flat_cfg.max_iterations
+    assert not flat_cfg.walking_gate.terrain_tiles
+    # rough plans are no shorter than flat ones; the rough teacher's is rough PPO's (it shares PPO's schedule)
+    plan = cpu_configs("ppo", task=ROUGH)[1] if (agent, phase) == ("roa", "train") else flat_cfg
+    assert agent_cfg.max_iterations >= plan.max_iterations
