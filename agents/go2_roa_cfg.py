@@ -6,8 +6,8 @@ adaptation minibatches, lambda up to 0.1) with the regulariser ramp placed insid
 environments the flat teacher trains 1000 iterations (lambda 0 -> 0.1 between 200 and 600), the rough one 3000
 (500 -> 2000).
 
-The ``_CPU`` configs train on 2 CPU cores with PPO's CPU settings and the teacher's own schedule (measured before PPO's
-moved earlier; docs/measurements/cpu_profile.md).
+The ``_CPU`` configs train on 2 CPU cores with PPO's CPU settings; the flat teacher on its own schedule (measured before
+PPO's moved earlier; docs/measurements/cpu_profile.md), the rough teacher on rough PPO's.
 """
 
 from isaaclab.utils import configclass
