@@ -133,11 +133,11 @@ def test_the_rough_teacher_learns_on_rough_ppos_schedule_and_its_student_finetun
     _, ppo = cpu_configs("ppo", task=ROUGH)
     _, teacher = cpu_configs("roa", task=ROUGH)
     _, student = cpu_configs("roa", "finetune", task=ROUGH)
-    for cfg in (ppo, teacher):  # the teacher and its blind baseline learn alike
-        assert cfg.algorithm.desired_kl == go2_ppo_cfg.ROUGH_PPO_CPU_SCHEDULE["desired_kl"]
-        assert (cfg.max_iterations, cfg.symmetry_until) == (ppo.max_iterations, ppo.symmetry_until)
-        assert cfg.entropy_schedule.start == ppo.entropy_schedule.start
-        assert cfg.action_noise_schedule.final == ppo.action_noise_schedule.final
+    # the teacher and its blind baseline learn alike
+    assert teacher.algorithm.desired_kl == ppo.algorithm.desired_kl == go2_ppo_cfg.ROUGH_PPO_CPU_SCHEDULE["desired_kl"]
+    assert (teacher.max_iterations, teacher.symmetry_until) == (ppo.max_iterations, ppo.symmetry_until)
+    assert teacher.entropy_schedule.start == ppo.entropy_schedule.start
+    assert teacher.action_noise_schedule.final == ppo.action_noise_schedule.final
     assert student.max_iterations == go2_roa_cfg.ROUGH_ROA_FINETUNE_ITERATIONS
     assert student.algorithm.entropy_coef == 0.0 and student.algorithm.schedule == "fixed"
 
