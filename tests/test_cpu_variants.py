@@ -6,7 +6,6 @@ import argparse
 
 import pytest
 import torch
-import yaml
 
 from conftest import last_json, run_dirs, run_main, run_script, run_side_by_side
 
@@ -14,6 +13,7 @@ from locolab.envs import load_task_cfgs
 from locolab.envs.mdp.rewards import TRAINING_ONLY_REWARDS
 from locolab.envs.observation_noise import noise_free_share
 from locolab.eval.terrain_sweep import TERRAIN_TYPES
+from locolab.run_params import read_run_params
 from locolab.runners.checkpoints import AGENT_CFG_KEY
 from locolab.tasks import AGENT_ENTRY_POINTS, cpu_variant
 from locolab.tasks import go2_velocity_cpu_env_cfg as cpu_env
@@ -228,8 +228,8 @@ def test_a_cpu_run_trains_the_cpu_variant_and_saves_its_configs_with_overrides_a
     assert result.stdout.startswith(f"[LocoLab] No GPU asked for or visible: training {TASK}-CPU")
     (run,) = run_dirs(tmp_path)
     assert not (run / "params" / "cpu_profile.yaml").exists()  # the configs say it all
-    env = yaml.unsafe_load((run / "params" / "env.yaml").read_text())
-    agent = yaml.unsafe_load((run / "params" / "agent.yaml").read_text())
+    env = read_run_params(run, "env")
+    agent = read_run_params(run, "agent")
     assert env["scene"]["num_envs"] == 8 and agent["algorithm"]["learning_rate"] == 3e-4  # the flag and override won
     assert env["sim"]["physics"]["num_substeps"] == 1 and env["decimation"] == 4 and env["sim_processes"] == 2
     assert env["sim"]["physics"]["solver_cfg"]["iterations"] == 3 and env["physics_engine"] == "mujoco_c"
@@ -286,7 +286,7 @@ def test_no_cpu_profile_keeps_the_tasks_settings(tmp_path):
     assert result.returncode == 0, result.stderr[-3000:]
     (run,) = run_dirs(tmp_path)
     assert "No GPU" not in result.stdout
-    env = yaml.unsafe_load((run / "params" / "env.yaml").read_text())
+    env = read_run_params(run, "env")
     assert env["sim"]["physics"]["num_substeps"] == 2 and env["sim"]["dt"] == 0.005
     assert env["skip_absent_passive_forces"] is False  # Isaac Lab's step, every stage computed
 

@@ -8,10 +8,11 @@ import time
 import psutil
 import pytest
 import torch
-import yaml
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
 from conftest import run_dirs, run_main, run_script, start_training, wait_for_line
+
+from locolab.run_params import read_run_params
 
 pytestmark = pytest.mark.slow
 
@@ -25,8 +26,8 @@ def test_training_run_writes_checkpoint_events_and_configs(trained_run):
     assert (trained_run / "model_2.pt").is_file()
     assert list(trained_run.glob("events.out.tfevents.*"))
     assert scalar_steps(trained_run, "Loss/surrogate") == [0, 1, 2]
-    env_cfg = yaml.load((trained_run / "params" / "env.yaml").read_text(), Loader=yaml.UnsafeLoader)
-    agent_cfg = yaml.load((trained_run / "params" / "agent.yaml").read_text(), Loader=yaml.UnsafeLoader)
+    env_cfg = read_run_params(trained_run, "env")
+    agent_cfg = read_run_params(trained_run, "agent")
     assert env_cfg["scene"]["num_envs"] == 8 and env_cfg["sim"]["device"] == "cpu"
     assert agent_cfg["device"] == "cpu" and agent_cfg["experiment_name"] == "locolab_go2_flat"
     assert not list(trained_run.glob(".*.tmp*"))  # atomic writes leave no temporary files

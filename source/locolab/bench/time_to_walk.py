@@ -32,10 +32,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import yaml
-
 from locolab.eval.learning_curve import continued
 from locolab.eval.walking import evaluate_walking, play_checks
+from locolab.run_params import read_run_params
 
 from .launcher import run_dirs, start_training, stop_training, train_command
 from .processes import tree_cpu_seconds
@@ -46,8 +45,7 @@ CHECKPOINT_PATTERN = re.compile(r"model_(\d+)\.pt$")
 
 def samples_per_iteration(run_dir: Path) -> int:
     """Environment steps one training iteration collects, from the run's saved configs."""
-    env = yaml.unsafe_load((run_dir / "params" / "env.yaml").read_text())
-    agent = yaml.unsafe_load((run_dir / "params" / "agent.yaml").read_text())
+    env, agent = read_run_params(run_dir, "env"), read_run_params(run_dir, "agent")
     return int(env["scene"]["num_envs"]) * int(agent["num_steps_per_env"])
 
 
@@ -78,7 +76,7 @@ def run_judge(run_dir: Path, play_task: str, device: str) -> Callable[[Path], tu
     """How a run's checkpoints are judged, from its saved agent config: by its own walking gate where that has
     terrain tiles (its play seed and seconds), else by the walking checks, one play at a time (training may be
     running beside them)."""
-    agent = yaml.unsafe_load((run_dir / "params" / "agent.yaml").read_text()) or {}
+    agent = read_run_params(run_dir, "agent")
     gate = agent.get("walking_gate") or {}
     if not gate.get("terrain_tiles"):
         return lambda checkpoint: evaluate_walking(checkpoint, play_task, device)
