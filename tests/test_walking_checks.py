@@ -271,8 +271,8 @@ def test_a_resumed_rough_run_is_judged_by_its_own_gate_across_its_directories(tm
     fake_finished_run(resumed, (40, 60), seconds_per_iteration=2.0, iterations=40, first=21, gate=gate)
     built, played = [], []
 
-    def gate_checks(task, device, seconds, tiles, min_success):
-        built.append((task, seconds, tiles, min_success))
+    def gate_checks(task, device, seconds, tiles, *, terrain_min_success):
+        built.append((task, seconds, tiles, terrain_min_success))
         return lambda checkpoint, seed: (played.append((checkpoint.name, seed)) or checkpoint.name == "model_60.pt",
                                          [])
 

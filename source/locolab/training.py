@@ -252,7 +252,7 @@ def train_in_run_dir(args: argparse.Namespace, task: str, env_cfg, agent_cfg, re
                 # the checks play the task as given (its -Play variant, MuJoCo-Warp), not the training's engine
                 learn_until_walking(runner, iterations, gate,
                                     play_checks(args.task, env_cfg.sim.device, gate.play_seconds,
-                                                gate.terrain_tiles, gate.terrain_min_success),
+                                                gate.terrain_tiles, terrain_min_success=gate.terrain_min_success),
                                     init_at_random_ep_len=agent_cfg.init_at_random_ep_len, main=rank.main,
                                     planned_last=agent_cfg.max_iterations - 1)
             else:

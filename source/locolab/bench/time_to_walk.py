@@ -81,7 +81,8 @@ def run_judge(run_dir: Path, play_task: str, device: str) -> Callable[[Path], tu
     if not gate.get("terrain_tiles"):
         return lambda checkpoint: evaluate_walking(checkpoint, play_task, device)
     tiles = tuple(tuple(tile) for tile in gate["terrain_tiles"])
-    checks = play_checks(play_task, device, gate["play_seconds"], tiles, gate["terrain_min_success"])
+    checks = play_checks(play_task, device, gate["play_seconds"], tiles,
+                         terrain_min_success=gate["terrain_min_success"])
     return lambda checkpoint: checks(checkpoint, gate["play_seed"])
 
 

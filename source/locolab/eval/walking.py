@@ -121,10 +121,11 @@ def terrain_checks(checkpoint: Path, device: str, seed: int, tiles: tuple, min_s
             for row in rows]
 
 
-def play_checks(task: str, device: str, seconds: float = PLAY_SECONDS, terrain_tiles: tuple = (),
-                terrain_min_success: float = 0.9) -> Callable[[Path, int], tuple[bool, list[dict]]]:
+def play_checks(task: str, device: str, seconds: float = PLAY_SECONDS, terrain_tiles: tuple = (), *,
+                terrain_min_success: float) -> Callable[[Path, int], tuple[bool, list[dict]]]:
     """The walking checks on ``task``'s ``-Play`` variant as train.py's walking gate plays them (``seconds`` each), one
-    play per core (training stands still meanwhile); with ``terrain_tiles`` on flat ground, then those tiles."""
+    play per core (training stands still meanwhile); with ``terrain_tiles`` on flat ground, then those tiles, each
+    crossed by ``terrain_min_success`` of its robots (the gate config's, which holds the one default)."""
     play_task = play_variant(task)
     plays_at_once = os.cpu_count() or 1
 
