@@ -3,7 +3,7 @@
 Each robot starts on its tile's centre (Isaac Lab's terrain origin, at the tile's platform height) and holds its
 default pose for a second: the line has each base's height above its origin, the terminations, the origins'
 heights (pits of inverted stairs and slopes lie below zero) and each foot's clearance as the swing-clearance reward
-reads it (the height scanner's ground below the foot).
+reads it (the height scanner's ground below the foot), and the cell of the heightfield the engine collides [m].
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from isaaclab.managers import SceneEntityCfg
+    from isaaclab_newton.physics.newton_manager import NewtonManager
 
     from locolab.assets import GO2_SPEC
     from locolab.envs import load_task_cfgs, open_env
@@ -45,8 +46,11 @@ def main() -> None:
         origins = unwrapped.scene.env_origins
         heights = unwrapped.scene["robot"].data.root_pos_w.torch[:, 2] - origins[:, 2]
         clearance = foot_clearance(unwrapped, GO2_SPEC.foot_radius, SceneEntityCfg("height_scanner"))
+        model = NewtonManager._solver.mj_model  # MuJoCo's model of the scene: its hfield as both engines collide it
+        cells = [[2 * model.hfield_size[i, 0] / (model.hfield_ncol[i] - 1),
+                  2 * model.hfield_size[i, 1] / (model.hfield_nrow[i] - 1)] for i in range(model.nhfield)]
         print(json.dumps({"engine": args.engine, "heights": heights.tolist(), "terminated": terminated.tolist(),
-                          "origins_z": origins[:, 2].tolist(), "foot_clearance": clearance.tolist(),
+                          "origins_z": origins[:, 2].tolist(), "hfield_cells": cells, "foot_clearance": clearance.tolist(),
                           "levels": unwrapped.scene.terrain.terrain_levels.tolist(),
                           "columns": unwrapped.scene.terrain.terrain_types.tolist()}))
 

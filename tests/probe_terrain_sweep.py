@@ -1,8 +1,8 @@
 """Scripted motions on the terrain sweep's tiles, measured by the sweep's own rule; prints one JSON line.
 
-Each tile's four robots: the first is carried 3.5 m from the centre, the second 2 m, the third is knocked into the
-ground (a base contact: a fall), the fourth stands. The line has each robot's farthest distance in its first episode,
-whether it fell, and the sweep's per-tile rows.
+Each tile's four robots: the first is carried 3.5 m from the centre, the second 2 m, the third is turned upside down
+and dropped on its back (a base contact: a fall), the fourth stands. The line has each robot's farthest distance in its
+first episode, whether it fell, and the sweep's per-tile rows.
 """
 
 from __future__ import annotations
@@ -48,8 +48,8 @@ def main() -> None:
             if step == KNOCK_STEP:
                 ids = torch.nonzero(role == KNOCKED).squeeze(1)
                 pose = torch.zeros(len(ids), 7)
-                pose[:, :3] = origins[ids] + torch.tensor([0.0, 0.0, 0.02])
-                pose[:, 6] = 1.0
+                pose[:, :3] = origins[ids] + torch.tensor([0.0, 0.0, 0.3])
+                pose[:, 3] = 1.0  # (x, y, z, w): upside down, to land on its back whatever the ground under it
                 robot.write_root_pose_to_sim_index(root_pose=pose, env_ids=ids)
             step += 1
 

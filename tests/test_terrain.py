@@ -26,6 +26,15 @@ def test_robots_stand_on_every_tile_including_pits(standing):
         assert 0.2 < height < 0.4, standing
 
 
+def test_the_engine_collides_stair_risers_one_5cm_cell_wide(standing):
+    """The heightfield the engine collides has the cells of :data:`locolab.envs.terrain.HEIGHTFIELD_SCALE`: a riser is
+    a ramp one cell wide. At Isaac Lab's 0.1 m a 10 cm riser was a 45-degree ramp, and a student that crossed the gate's
+    10 cm stairs fell on MuJoCo's vertical risers in sim-to-sim (docs/rough-terrain.md)."""
+    assert len(standing["hfield_cells"]) == 1, standing["hfield_cells"]
+    for cell in standing["hfield_cells"][0]:
+        assert cell == pytest.approx(0.05, abs=1e-3)
+
+
 def test_standing_feet_read_a_clearance_near_zero_where_the_tile_is_flat(standing):
     """Standing feet touch the ground the height scanner sees (:func:`locolab.envs.mdp.swing_clearance.foot_clearance`:
     its nearest ray below each foot, the swing-clearance reward's view): on the tiles' flat centres (every type but
