@@ -218,6 +218,22 @@ def test_a_resume_goes_on_with_the_settings_its_checkpoint_trained_with_flags_an
     assert (agent_cfg.max_iterations, agent_cfg.seed, agent_cfg.walking_gate.extra_iterations) == (900, 9, 0)
 
 
+def test_a_plain_resume_past_its_plan_without_a_gate_is_refused_in_one_line():
+    """A run started with --max_iterations has its gate off; resumed plainly past its plan it would end at once with
+    nothing trained. It is refused before anything is built, naming both ways on; either way is then accepted."""
+    from locolab.training import configure
+
+    _, trained = cpu_configs(task=ROUGH)
+    trained.walking_gate.extra_iterations = 0
+    saved = {AGENT_CFG_KEY: trained.to_dict(), "iter": trained.max_iterations + 99}
+    task = cpu_variant(ROUGH, "ppo", "train")
+    with pytest.raises(ValueError, match=r"nothing to train: .* --max_iterations N .*walking_gate.extra_iterations=500"):
+        configure(arguments(task=ROUGH), task, trained=saved)
+    configure(arguments(task=ROUGH, max_iterations=10), task, trained=saved)
+    configure(arguments(task=ROUGH, overrides=["agent.walking_gate.extra_iterations=500"]), task, trained=saved)
+    configure(arguments(task=ROUGH), task, trained={**saved, "iter": trained.max_iterations - 2})  # plan not done
+
+
 @pytest.mark.slow
 def test_a_cpu_run_trains_the_cpu_variant_and_saves_its_configs_with_overrides_applied_last(tmp_path):
     result = run_script("train.py", "--device", "cpu", "--num_envs", "8", "--max_iterations", "1", "--seed", "1",

@@ -138,7 +138,21 @@ def configure(args: argparse.Namespace, task: str, rank: Rank = Rank(), trained:
                          f"({env_cfg.scene.num_envs}), got {sim_processes}.")
     check_assets_offline(env_cfg)  # again: an override may name another asset
     check_folder_name(agent_cfg.experiment_name, "agent.experiment_name")
+    if trained is not None and args.max_iterations is None:
+        check_work_left(trained, agent_cfg)
     return env_cfg, agent_cfg, overridden
+
+
+def check_work_left(trained: dict, agent_cfg) -> None:
+    """A plain resume of a checkpoint past its plan, with no walking gate to play (its run started with
+    ``--max_iterations``, which turns the gate off), would end at once with nothing trained: a ValueError says so."""
+    gate = getattr(agent_cfg, "walking_gate", None)
+    if trained.get("iter", 0) + 1 >= agent_cfg.max_iterations and (gate is None or gate.extra_iterations <= 0):
+        how = ("" if gate is None else
+               ", or agent.walking_gate.extra_iterations=500 to play the walking gate and train on until it passes")
+        raise ValueError(f"nothing to train: the checkpoint is at iteration {trained.get('iter', 0)}, past its plan of "
+                         f"{agent_cfg.max_iterations}, and its run has no walking gate to play (it started with "
+                         f"--max_iterations); give --max_iterations N for N more{how}.")
 
 
 def started_line(task: str, env_cfg, agent_cfg, log_dir: str, rank: Rank = Rank()) -> str:
