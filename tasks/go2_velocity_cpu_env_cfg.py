@@ -51,8 +51,8 @@ NOISE_FREE_OBSERVATION_ENVS = 0.25
 CPU_TERRAIN = {"num_rows": 10, "num_cols": 10, "border_width": 2.0}
 """The terrain grid on a CPU: 10 difficulty levels by 10 tiles of 8 m, the stock sub-terrains in their stock shares (two
 columns each of stairs down, stairs up, boxes and noise, one each of slopes up and down). MuJoCo's C engine holds the
-heightfield once per simulated world: the stock 10 x 20 tiles with a 20 m border in 5 cm cells are 9.6M heights (38 MB
-a world, 20 GB at 512 robots); this grid is 2.8M (11 MB a world, 5.8 GB at 512)."""
+heightfield once per simulated world: the stock 10 x 20 tiles with a 20 m border in 5 cm cells are 9.6M heights, this
+grid 2.8M (measured: 5.8 GB in each of a 512-robot run's two simulation processes, about 22 MB a world)."""
 CPU_TERRAIN_CEILINGS = {"pyramid_stairs": ("step_height_range", 0.16),
                         "pyramid_stairs_inv": ("step_height_range", 0.16), "boxes": ("grid_height_range", 0.14)}
 """The hardest row's risers and box heights [m] (stock: 12 and 10 cm): on the stock ceilings the curriculum sat at its

@@ -50,7 +50,8 @@ def main() -> None:
         cells = [[2 * model.hfield_size[i, 0] / (model.hfield_ncol[i] - 1),
                   2 * model.hfield_size[i, 1] / (model.hfield_nrow[i] - 1)] for i in range(model.nhfield)]
         print(json.dumps({"engine": args.engine, "heights": heights.tolist(), "terminated": terminated.tolist(),
-                          "origins_z": origins[:, 2].tolist(), "hfield_cells": cells, "foot_clearance": clearance.tolist(),
+                          "origins_z": origins[:, 2].tolist(), "hfield_cells": cells,
+                          "foot_clearance": clearance.tolist(),
                           "levels": unwrapped.scene.terrain.terrain_levels.tolist(),
                           "columns": unwrapped.scene.terrain.terrain_types.tolist()}))
 

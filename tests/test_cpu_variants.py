@@ -227,7 +227,7 @@ def test_a_plain_resume_past_its_plan_without_a_gate_is_refused_in_one_line():
     trained.walking_gate.extra_iterations = 0
     saved = {AGENT_CFG_KEY: trained.to_dict(), "iter": trained.max_iterations + 99}
     task = cpu_variant(ROUGH, "ppo", "train")
-    with pytest.raises(ValueError, match=r"nothing to train: .* --max_iterations N .*walking_gate.extra_iterations=500"):
+    with pytest.raises(ValueError, match=r"nothing to train: .* --max_iterations N .*extra_iterations=500"):
         configure(arguments(task=ROUGH), task, trained=saved)
     configure(arguments(task=ROUGH, max_iterations=10), task, trained=saved)
     configure(arguments(task=ROUGH, overrides=["agent.walking_gate.extra_iterations=500"]), task, trained=saved)
