@@ -147,12 +147,14 @@ def check_work_left(trained: dict, agent_cfg) -> None:
     """A plain resume of a checkpoint past its plan, with no walking gate to play (its run started with
     ``--max_iterations``, which turns the gate off), would end at once with nothing trained: a ValueError says so."""
     gate = getattr(agent_cfg, "walking_gate", None)
-    if trained.get("iter", 0) + 1 >= agent_cfg.max_iterations and (gate is None or gate.extra_iterations <= 0):
-        how = ("" if gate is None else
-               ", or agent.walking_gate.extra_iterations=500 to play the walking gate and train on until it passes")
-        raise ValueError(f"nothing to train: the checkpoint is at iteration {trained.get('iter', 0)}, past its plan of "
-                         f"{agent_cfg.max_iterations}, and its run has no walking gate to play (it started with "
-                         f"--max_iterations); give --max_iterations N for N more{how}.")
+    iteration = trained.get("iter", 0)
+    if plan_left(iteration + 1, agent_cfg.max_iterations) or (gate is not None and gate.extra_iterations > 0):
+        return
+    why, how = (("its agent has no walking gate", "") if gate is None else
+                ("its run has no walking gate to play (it started with --max_iterations)",
+                 ", or agent.walking_gate.extra_iterations=500 to play the walking gate and train on until it passes"))
+    raise ValueError(f"nothing to train: the checkpoint is at iteration {iteration}, past its plan of "
+                     f"{agent_cfg.max_iterations}, and {why}; give --max_iterations N for N more{how}.")
 
 
 def started_line(task: str, env_cfg, agent_cfg, log_dir: str, rank: Rank = Rank()) -> str:
@@ -220,10 +222,15 @@ def planned_iterations(runner, max_iterations: int, resumed: bool, more: int | N
         return more
     if not resumed:
         return max_iterations
-    if runner.current_learning_iteration < max_iterations:
-        return max_iterations - runner.current_learning_iteration
+    if left := plan_left(runner.current_learning_iteration, max_iterations):
+        return left
     runner.current_learning_iteration -= 1
     return 0
+
+
+def plan_left(next_iteration: int, max_iterations: int) -> int:
+    """Iterations of a plan of ``max_iterations`` still to run when the next one is ``next_iteration``."""
+    return max(0, max_iterations - next_iteration)
 
 
 def train_in_run_dir(args: argparse.Namespace, task: str, env_cfg, agent_cfg, resume, teacher, log_dir: str,
