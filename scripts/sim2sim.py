@@ -4,7 +4,7 @@
     python scripts/sim2sim.py --policy logs/.../exported --contact_time_constant 0.03   # softer ground
     python scripts/sim2sim.py --policy logs/.../exported --realism --command 0 0 1     # a real robot's effects
     python scripts/sim2sim.py --policy logs/.../exported --foot_condim 6 --latency_ms 20  # single effects
-    python scripts/sim2sim.py --policy logs/.../exported --terrain stairs --step_height 0.1  # up, across, down
+    python scripts/sim2sim.py --policy logs/.../exported --terrain stairs --step_height 0.1  # up, across, down, steered
 
 Loads ``policy.onnx`` + ``policy.json`` with ``locolab.deploy.PolicyRuntime`` (numpy + onnxruntime), drives the
 robot's generated MJCF with it at the policy's control period and a PD loop at the physics rate, and prints one JSON
@@ -90,7 +90,8 @@ def main(argv: list[str] | None = None) -> int:
                                  **{name: getattr(args, name) for name in RobotEffects.__dataclass_fields__})
         effects.check(mjcf_timestep(mjcf))  # before the policy loads: a bad value is the first error
         if course is not None:
-            passed, runs = sim2sim_course(args.policy, mjcf, course, args.seconds, effects, recorder=recorder)
+            passed, runs = sim2sim_course(args.policy, mjcf, course, args.seconds, effects, recorder=recorder,
+                                          hold_heading=args.hold_heading)
             report, status = {"passed": passed, "runs": runs, "effects": effects.as_dict()}, int(not passed)
         elif args.walking_checks:
             passed, results = sim2sim_walking(args.policy, mjcf, args.seconds, effects)

@@ -102,6 +102,27 @@ def test_crossing_counts_only_a_robot_that_passes_the_last_edge_before_any_fall(
     assert knocked.course["farthest_x"] < course.start + course.climb
 
 
+@pytest.mark.parametrize("yaw,yaw_rate", [(0.4, -0.2), (-0.4, 0.2), (3.0, -1.0), (2 * np.pi + 0.4, -0.2)])
+def test_the_course_commands_the_yaw_rate_that_turns_the_robot_back_to_its_axis(yaw, yaw_rate):
+    """A base held at ``yaw``: each command the policy reads asks for Isaac Lab's heading-command yaw rate (0.5 per
+    radian of wrapped error, within +-1 rad/s), and the tracking error is measured against that command."""
+    def hold_turned(robot: MujocoRobot, _: float) -> None:
+        robot.data.qpos[0:3] = [0.0, 0.0, 0.45]
+        robot.data.qpos[3:7] = [np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2)]
+        robot.data.qvel[:] = 0.0
+
+    controller = RecordingController()
+    held = run_sim2sim(controller, ensure_robot_files().mjcf, seconds=0.5, command=(0.5, 0.0, 0.0),
+                       disturbance=hold_turned, course=TerrainCourse(), hold_heading=0.0)
+    later = np.array([state.command for state in controller.states[1:]])  # the first is read before the hold
+    assert later[:, 2] == pytest.approx(yaw_rate, abs=1e-3) and later[:, 0] == pytest.approx(0.5)
+    asked = np.abs([state.command[2] for state in controller.states]).mean()  # the base is held still
+    assert held.ang_vel_error == pytest.approx(asked, abs=0.02) and held.course["hold_heading"] == 0.0
+    fixed = RecordingController()
+    run_sim2sim(fixed, ensure_robot_files().mjcf, seconds=0.2, command=(0.5, 0.0, 0.0), disturbance=hold_turned)
+    assert all(state.command[2] == 0.0 for state in fixed.states)
+
+
 def test_the_robot_starts_at_its_offset_and_the_flat_run_has_no_course():
     robot = MujocoRobot(ensure_robot_files().mjcf, POLICY_JOINTS, course=TerrainCourse(), start_offset=(-0.2, 0.3))
     robot.reset(np.zeros(12))

@@ -31,6 +31,11 @@ FALL_HEIGHT = 0.15
 """Base height [m] under which the robot counts as fallen."""
 FALL_TILT_COS = 0.5
 """The robot counts as fallen when its up axis is tilted more than 60 degrees (cosine below this)."""
+HEADING_STIFFNESS = 0.5
+"""Yaw rate commanded per radian of heading error [1/s]: Isaac Lab's velocity task's ``heading_control_stiffness``,
+the law every training command follows (``rel_heading_envs=1.0``)."""
+YAW_RATE_LIMIT = 1.0
+"""Bound of a heading-holding yaw-rate command [rad/s]: the task's ``ang_vel_z`` range."""
 
 
 @dataclass
@@ -147,6 +152,11 @@ class MujocoRobot:
         linear = rotation.T @ self.data.qvel[0:3]
         return np.array([linear[0], linear[1], self.data.qvel[5]])
 
+    def heading(self) -> float:
+        """Yaw of the base's forward axis in the world [rad] (Isaac Lab's ``heading_w``)."""
+        rotation = self.data.xmat[self.base].reshape(3, 3)
+        return math.atan2(rotation[1, 0], rotation[0, 0])
+
     def fallen(self) -> bool:
         up = self.data.xmat[self.base].reshape(3, 3)[2, 2]  # z component of the base's z axis
         return bool(self.data.xpos[self.base, 2] < FALL_HEIGHT or up < FALL_TILT_COS)
@@ -156,7 +166,8 @@ def run_sim2sim(policy: str | Path | PolicyRuntime, mjcf: str | Path, seconds: f
                 command: tuple[float, float, float], friction: float | None = None, payload_kg: float = 0.0,
                 recorder=None, disturbance: Callable[[MujocoRobot, float], None] | None = None,
                 contact_time_constant: float | None = None, effects: RobotEffects = RobotEffects(),
-                course: TerrainCourse | None = None, start_offset: tuple[float, float] = (0.0, 0.0)) -> Sim2SimResult:
+                course: TerrainCourse | None = None, start_offset: tuple[float, float] = (0.0, 0.0),
+                hold_heading: float | None = None) -> Sim2SimResult:
     """Drive the MJCF robot with the exported policy (a directory, or anything with PolicyRuntime's ``metadata``,
     ``default_joint_pos``, ``reset()`` and ``step(state)``) for ``seconds``; a fall restarts it standing.
 
@@ -164,7 +175,9 @@ def run_sim2sim(policy: str | Path | PolicyRuntime, mjcf: str | Path, seconds: f
     ``disturbance(robot, time_s)`` runs before every physics step (a push, a scripted base motion);
     ``contact_time_constant`` softens or stiffens every contact (MuJoCo's ``solref``; the MJCF's is MuJoCo's 0.02 s);
     ``effects`` adds what a real robot has (:class:`~locolab.eval.robot_effects.RobotEffects`); ``course`` puts a
-    staircase or a ramp ahead of the robot (:class:`~locolab.eval.terrain_course.TerrainCourse`).
+    staircase or a ramp ahead of the robot (:class:`~locolab.eval.terrain_course.TerrainCourse`); ``hold_heading``
+    [rad] replaces the command's yaw rate, each control step, by the one that turns the robot back to that heading, as
+    an operator would and as Isaac Lab's heading command does in training (:func:`heading_yaw_rate`).
     """
     runtime = policy if hasattr(policy, "step") else PolicyRuntime(policy)
     meta = runtime.metadata
@@ -185,7 +198,10 @@ def run_sim2sim(policy: str | Path | PolicyRuntime, mjcf: str | Path, seconds: f
     falls, upright_steps, distance = 0, 0, 0.0
     velocities, farthest = [], -math.inf
     start_xy = robot.data.xpos[robot.base, :2].copy()
+    commands = []  # the command of each upright step, for the tracking errors
     for _ in range(math.ceil(seconds / period)):
+        if hold_heading is not None:
+            command_array[2] = heading_yaw_rate(hold_heading, robot.heading())
         targets = runtime.step(robot.state(command_array))
         for _ in range(substeps):
             if disturbance is not None:
@@ -209,16 +225,18 @@ def run_sim2sim(policy: str | Path | PolicyRuntime, mjcf: str | Path, seconds: f
             continue
         upright_steps += 1
         velocities.append(robot.base_velocity())
+        commands.append(command_array.copy())
     distance += float(np.linalg.norm(robot.data.xpos[robot.base, :2] - start_xy))
     velocities = np.asarray(velocities) if velocities else np.full((1, 3), np.nan)
+    commands = np.asarray(commands) if commands else command_array[None]
     return Sim2SimResult(
         seconds=seconds,
         command=[float(c) for c in command],
         friction=friction,
         payload_kg=payload_kg,
         contact_time_constant=contact_time_constant,
-        lin_vel_error=float(np.linalg.norm(velocities[:, :2] - command_array[:2], axis=1).mean()),
-        ang_vel_error=float(np.abs(velocities[:, 2] - command_array[2]).mean()),
+        lin_vel_error=float(np.linalg.norm(velocities[:, :2] - commands[:, :2], axis=1).mean()),
+        ang_vel_error=float(np.abs(velocities[:, 2] - commands[:, 2]).mean()),
         distance=distance,
         falls=falls,
         time_upright=upright_steps * period,
@@ -227,8 +245,16 @@ def run_sim2sim(policy: str | Path | PolicyRuntime, mjcf: str | Path, seconds: f
         interventions=dict(getattr(runtime, "interventions", {})),
         effects=effects.as_dict(),
         course=None if course is None else {**asdict(course), "start_offset": list(start_offset),
+                                            "hold_heading": hold_heading,
                                             "crossed": farthest > course.end, "farthest_x": farthest},
     )
+
+
+def heading_yaw_rate(target: float, heading: float) -> float:
+    """The yaw rate [rad/s] Isaac Lab's heading command asks for: the wrapped heading error times
+    :data:`HEADING_STIFFNESS`, within +-:data:`YAW_RATE_LIMIT`."""
+    error = math.remainder(target - heading, math.tau)
+    return float(np.clip(HEADING_STIFFNESS * error, -YAW_RATE_LIMIT, YAW_RATE_LIMIT))
 
 
 def sim2sim_walking(policy: str | Path | PolicyRuntime, mjcf: str | Path, seconds: float = 20.0,
@@ -246,12 +272,16 @@ def sim2sim_walking(policy: str | Path | PolicyRuntime, mjcf: str | Path, second
 
 def sim2sim_course(policy: str | Path | PolicyRuntime, mjcf: str | Path, course: TerrainCourse,
                    seconds: float = 20.0, effects: RobotEffects = RobotEffects(),
-                   offsets: tuple[tuple[float, float], ...] = START_OFFSETS, recorder=None) -> tuple[bool, list[dict]]:
-    """The robot commanded 0.5 m/s forward across ``course`` from each start offset: whether it crossed every time
-    without a fall, and each run's course record with its tracking figures (``recorder``: frames of the first)."""
+                   offsets: tuple[tuple[float, float], ...] = START_OFFSETS, recorder=None,
+                   hold_heading: bool = True) -> tuple[bool, list[dict]]:
+    """The robot commanded 0.5 m/s forward across ``course`` from each start offset, holding the course's heading
+    (along +x) as training's commands do, or (``hold_heading=False``) with a yaw rate of 0 whatever its drift: whether
+    it crossed every time without a fall, and each run's course record with its tracking figures (``recorder``:
+    frames of the first)."""
     runs = []
     for index, offset in enumerate(offsets):
         run = run_sim2sim(policy, mjcf, seconds, (0.5, 0.0, 0.0), recorder=recorder if index == 0 else None,
-                          effects=effects, course=course, start_offset=offset)
+                          effects=effects, course=course, start_offset=offset,
+                          hold_heading=0.0 if hold_heading else None)
         runs.append({**run.course, "falls": run.falls, "mean_lin_vel_error": run.lin_vel_error})
     return all(run["crossed"] and run["falls"] == 0 for run in runs), runs
