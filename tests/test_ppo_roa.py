@@ -340,6 +340,32 @@ def test_symmetry_augmentation_trains_on_the_mirrored_samples():
 
 
 @pytest.mark.parametrize("symmetry", [None, {"use_data_augmentation": True, "data_augmentation_func": negate}])
+def test_the_teacher_and_its_regulariser_share_one_encoder_pass_with_the_same_update(symmetry):
+    """Phase train runs encoder_priv once per PPO minibatch (the teacher's action and the regulariser read the same
+    latent), and the update equals the one in which the teacher runs its encoder itself."""
+    updates = []
+    for shared in (True, False):
+        alg, env = build(symmetry_cfg=symmetry)
+        alg.updates = 1_000  # lambda at its maximum
+        if not shared:
+            alg.actor.latent_key = None
+        rollout(alg, env)
+        passes = []
+        hook = alg.encoder_priv.register_forward_hook(lambda *_: passes.append(torch.is_grad_enabled()))
+        losses = alg.update()
+        hook.remove()
+        updates.append((losses, snapshot(alg.actor), snapshot(alg.critic), sum(passes)))
+    (losses, teacher, critic, passes), (losses_ref, teacher_ref, critic_ref, passes_ref) = updates
+    minibatches = ROA_CFG["num_learning_epochs"] * 2
+    assert (passes, passes_ref) == (minibatches, 2 * minibatches)  # with gradients: the PPO epochs' passes
+    for name, value in losses_ref.items():
+        assert losses[name] == pytest.approx(value, rel=1e-5, abs=1e-7), name
+    for after, reference in ((teacher, teacher_ref), (critic, critic_ref)):
+        for key in reference:
+            torch.testing.assert_close(after[key], reference[key], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("symmetry", [None, {"use_data_augmentation": True, "data_augmentation_func": negate}])
 def test_finetune_student_reads_stored_latents_equal_to_what_its_encoder_computes(symmetry):
     """The student's PPO epochs use the z_hat stored with each transition (and the mirrored histories' estimates)
     instead of running adapt_ema on every minibatch: the update equals the one that runs the encoder."""

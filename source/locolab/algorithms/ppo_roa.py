@@ -18,7 +18,8 @@ time-out bootstrapping (``process_env_step``) and GAE (``compute_returns``) are 
 
 The PPO epochs never run the history encoders: the student reads the z_hat stored with each transition (and, for the
 mirrored copies, one estimate per update from the mirrored histories), and the histories, which only the adaptation
-modules read, are left out of the PPO minibatches. Measured on 2 cores (512 envs x 24 steps), the student's encoder
+modules read, are left out of the PPO minibatches; in phase train the teacher and the regulariser share one
+encoder_priv pass per minibatch. Measured on 2 cores (512 envs x 24 steps), the student's encoder
 over the augmented minibatches and mirroring the histories had made a finetune iteration 3 times a teacher's.
 
 PPO's update is one function with no hook for an extra loss term, so the clipped-surrogate update is written here
@@ -51,6 +52,9 @@ Z_HAT = "z_hat"
 """Key of the history estimate stored with each transition: adapt_module's in phase train (the regulariser's target,
 unchanged until the adaptation update), adapt_ema's in phase finetune (what the student acted on, and the student's
 latent in the PPO epochs: adapt_ema and its normaliser change only after them)."""
+Z = "z"
+"""Key under which a phase-train PPO minibatch carries encoder_priv's latent: the teacher's action and the regulariser
+share one encoder pass (and one backward through it) instead of running encoder_priv twice."""
 Z_HAT_MIRRORED = "z_hat_mirrored"
 """Phase finetune with symmetry augmentation: adapt_ema's estimate from each stored transition's mirrored history,
 computed once per update for the mirrored copies of the PPO minibatches."""
@@ -220,6 +224,8 @@ class PPOROA(PPO):
                 if mirrored_latents:
                     batch.observations[Z_HAT] = torch.cat([z_hat, z_hat_mirrored])
             obs = batch.observations
+            if self.phase == "train":
+                obs[Z] = self.encoder_priv(obs)  # read by the teacher (its latent_key) and by the regulariser
             self.policy(obs, stochastic_output=True)
             log_prob = self.policy.get_output_log_prob(batch.actions)
             entropy = self.policy.output_entropy[:size].mean()
@@ -231,7 +237,7 @@ class PPOROA(PPO):
             loss = surrogate + self.value_loss_coef * value - self.entropy_coef * entropy
             if self.phase == "train":
                 # lambda ||z - sg(z_hat)||: z_hat was stored with the transition, so no gradient reaches adapt_module
-                regularization = reg_lambda * (self.encoder_priv(obs[:size]) - z_hat).norm(dim=-1).mean()
+                regularization = reg_lambda * (obs[Z][:size] - z_hat).norm(dim=-1).mean()
                 loss = loss + regularization
                 sums["regularization"] += regularization.item()
             self._step(self.optimizer, loss, _trainable(self.policy), self.critic.parameters())
@@ -399,7 +405,7 @@ class PPOROA(PPO):
         adapt_module = adapt_class(obs, obs_groups, "history", latent_dim, **adapt_cfg)
         adapt_ema = copy.deepcopy(adapt_module).requires_grad_(False)
         _, actor_cfg = resolve_class(cfg["actor"])
-        actor = LatentMLPModel(obs, obs_groups, "actor", env.num_actions, encoder_priv, **actor_cfg)
+        actor = LatentMLPModel(obs, obs_groups, "actor", env.num_actions, encoder_priv, latent_key=Z, **actor_cfg)
         actor_adapt = LatentMLPModel(obs, obs_groups, "actor", env.num_actions, adapt_ema, latent_key=Z_HAT,
                                      **actor_cfg)
         critic_class, critic_cfg = resolve_class(cfg["critic"])
