@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
         effects.check(mjcf_timestep(mjcf))  # before the policy loads: a bad value is the first error
         if course is not None:
             passed, runs = sim2sim_course(args.policy, mjcf, course, args.seconds, effects, recorder=recorder,
-                                          hold_heading=args.hold_heading)
+                                          hold_course_heading=args.hold_course_heading)
             report, status = {"passed": passed, "runs": runs, "effects": effects.as_dict()}, int(not passed)
         elif args.walking_checks:
             passed, results = sim2sim_walking(args.policy, mjcf, args.seconds, effects)

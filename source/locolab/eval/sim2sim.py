@@ -273,15 +273,15 @@ def sim2sim_walking(policy: str | Path | PolicyRuntime, mjcf: str | Path, second
 def sim2sim_course(policy: str | Path | PolicyRuntime, mjcf: str | Path, course: TerrainCourse,
                    seconds: float = 20.0, effects: RobotEffects = RobotEffects(),
                    offsets: tuple[tuple[float, float], ...] = START_OFFSETS, recorder=None,
-                   hold_heading: bool = True) -> tuple[bool, list[dict]]:
+                   hold_course_heading: bool = True) -> tuple[bool, list[dict]]:
     """The robot commanded 0.5 m/s forward across ``course`` from each start offset, holding the course's heading
-    (along +x) as training's commands do, or (``hold_heading=False``) with a yaw rate of 0 whatever its drift: whether
-    it crossed every time without a fall, and each run's course record with its tracking figures (``recorder``:
-    frames of the first)."""
+    (along +x) as training's commands do, or (``hold_course_heading=False``) with a yaw rate of 0 whatever its drift:
+    whether it crossed every time without a fall, and each run's course record with its tracking figures
+    (``recorder``: frames of the first)."""
     runs = []
     for index, offset in enumerate(offsets):
         run = run_sim2sim(policy, mjcf, seconds, (0.5, 0.0, 0.0), recorder=recorder if index == 0 else None,
                           effects=effects, course=course, start_offset=offset,
-                          hold_heading=0.0 if hold_heading else None)
+                          hold_heading=0.0 if hold_course_heading else None)
         runs.append({**run.course, "falls": run.falls, "mean_lin_vel_error": run.lin_vel_error})
     return all(run["crossed"] and run["falls"] == 0 for run in runs), runs

@@ -120,7 +120,7 @@ def add_course_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--step_height", type=float, default=TerrainCourse.step_height, help="stairs: riser [m]")
     group.add_argument("--steps", type=int, default=TerrainCourse.steps, help="stairs: steps up (and down)")
     group.add_argument("--slope", type=float, default=TerrainCourse.slope, help="ramp: rise over run")
-    group.add_argument("--no_heading_hold", dest="hold_heading", action="store_false",
+    group.add_argument("--no_heading_hold", dest="hold_course_heading", action="store_false",
                        help="command a yaw rate of 0 throughout instead of steering back to the course's axis as "
                             "training's heading commands (and an operator) do")
 
