@@ -356,7 +356,7 @@ def test_the_teacher_and_its_regulariser_share_one_encoder_pass_with_the_same_up
         hook.remove()
         updates.append((losses, snapshot(alg.actor), snapshot(alg.critic), sum(passes)))
     (losses, teacher, critic, passes), (losses_ref, teacher_ref, critic_ref, passes_ref) = updates
-    minibatches = ROA_CFG["num_learning_epochs"] * 2
+    minibatches = alg.num_learning_epochs * alg.num_mini_batches
     assert (passes, passes_ref) == (minibatches, 2 * minibatches)  # with gradients: the PPO epochs' passes
     for name, value in losses_ref.items():
         assert losses[name] == pytest.approx(value, rel=1e-5, abs=1e-7), name

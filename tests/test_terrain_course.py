@@ -8,7 +8,7 @@ import pytest
 import trimesh
 
 from locolab.assets import ensure_robot_files
-from locolab.eval.sim2sim import MujocoRobot, run_sim2sim
+from locolab.eval.sim2sim import MujocoRobot, run_sim2sim, sim2sim_course
 from locolab.eval.terrain_course import STAIR_TREAD, TerrainCourse, read_heights
 from locolab.tasks.go2_velocity_cpu_env_cfg import LocoLabGo2RoughEnvCfg_CPU
 
@@ -121,6 +121,14 @@ def test_the_course_commands_the_yaw_rate_that_turns_the_robot_back_to_its_axis(
     fixed = RecordingController()
     run_sim2sim(fixed, ensure_robot_files().mjcf, seconds=0.2, command=(0.5, 0.0, 0.0), disturbance=hold_turned)
     assert all(state.command[2] == 0.0 for state in fixed.states)
+
+
+def test_a_course_holds_its_axis_unless_told_not_to():
+    mjcf, course = ensure_robot_files().mjcf, TerrainCourse()
+    _, held = sim2sim_course(RecordingController(), mjcf, course, seconds=0.1, offsets=((0.0, 0.0),))
+    _, free = sim2sim_course(RecordingController(), mjcf, course, seconds=0.1, offsets=((0.0, 0.0),),
+                             hold_course_heading=False)
+    assert held[0]["hold_heading"] == 0.0 and free[0]["hold_heading"] is None
 
 
 def test_the_robot_starts_at_its_offset_and_the_flat_run_has_no_course():
