@@ -27,11 +27,12 @@ from pathlib import Path
 from locolab.bench.launcher import TRAINERS
 
 SCRIPTS = Path(__file__).resolve().parent
+DEFAULT_TASK = "LocoLab-Velocity-Flat-Go2"
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--task", default="LocoLab-Velocity-Flat-Go2")
+    parser.add_argument("--task", default=None, help=f"default: {DEFAULT_TASK}; --run: the task the run trained on")
     parser.add_argument("--num_envs", type=int, default=64)
     parser.add_argument("--device", default=None, help="cpu, cuda or cuda:N (default: cuda if available, else cpu)")
     parser.add_argument("--sim_steps", type=int, default=200, help="random-action env steps to time")
@@ -66,6 +67,7 @@ def trainer_names(text: str) -> tuple[str, ...]:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    given_task, args.task = args.task, args.task or DEFAULT_TASK
     if problem := ("--iterations must be at least 2 (the first is dropped as warm-up)." if args.iterations < 2 else
                    "--repeats, --sim_steps and --num_envs must be at least 1."
                    if min(args.repeats, args.sim_steps, args.num_envs) < 1 else
@@ -87,16 +89,14 @@ def main(argv: list[str] | None = None) -> int:
             return _error(f"--sim_override: {error}", 2)
     if args.time_to_walk and args.run:
         try:
-            report = time_to_walk_of_run([Path(run) for run in args.run.split(",")], play_variant(args.task), device,
-                                         args.first_iteration)
-        except ValueError as error:
+            report = time_to_walk_of_run(list(map(Path, args.run.split(","))), given_task, device, args.first_iteration)
+        except (ValueError, RuntimeError) as error:  # RuntimeError: a CheckpointError (an unreadable checkpoint)
             return _error(f"--run: {error}", 2)
-        return _emit({"task": args.task, "device": device, **report}, args.output)
+        return _emit({"device": device, **report}, args.output)
     if args.time_to_walk:
-        train_args = ["--task", args.task, *shlex.split(args.train_args)]
-        return _emit({"task": args.task, "device": device, **time_to_walk(
-            train_args, Path(args.log_root), play_variant(args.task), device, args.max_minutes, scripts=SCRIPTS)},
-            args.output)
+        report = time_to_walk(["--task", args.task, *shlex.split(args.train_args)], Path(args.log_root),
+                              play_variant(args.task), device, args.max_minutes, scripts=SCRIPTS)
+        return _emit({"task": args.task, "device": device, **report}, args.output)
     try:
         return _emit(throughput(args, device, SCRIPTS), args.output)
     except (RuntimeError, ValueError) as error:

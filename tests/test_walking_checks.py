@@ -5,7 +5,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+import torch
+
 from locolab.eval.walking import WALKING_CHECKS, WalkingCheck
+
+FLAT, ROUGH = "LocoLab-Velocity-Flat-Go2", "LocoLab-Velocity-Rough-Go2"
 
 
 def summary(**values) -> dict:
@@ -205,8 +210,9 @@ def test_checks_play_together_in_groups_and_stop_after_the_group_with_a_failure(
 
 
 def fake_finished_run(run_dir, checkpoints: tuple[int, ...], seconds_per_iteration: float, iterations: int,
-                      first: int = 0, gate: dict | None = None):
-    """A run directory as train.py leaves it: params (``gate``: its agent's walking gate), empty checkpoints, and
+                      first: int = 0, gate: dict | None = None, task: str | None = f"{FLAT}-CPU"):
+    """A run directory as train.py leaves it: params (``gate``: its agent's walking gate), checkpoints that hold only
+    the task they trained on (``None``: none recorded), and
     TensorBoard events that log iteration ``first + i``'s ``Perf/total_fps`` ``5 + i * seconds_per_iteration`` seconds
     after the writer's first event."""
     import time
@@ -218,7 +224,7 @@ def fake_finished_run(run_dir, checkpoints: tuple[int, ...], seconds_per_iterati
     (run_dir / "params" / "env.yaml").write_text(yaml.dump({"scene": {"num_envs": 4096}}))
     (run_dir / "params" / "agent.yaml").write_text(yaml.dump({"num_steps_per_env": 24, "walking_gate": gate}))
     for iteration in checkpoints:
-        (run_dir / f"model_{iteration}.pt").write_bytes(b"")
+        torch.save({"iter": iteration, **({} if task is None else {"task": task})}, run_dir / f"model_{iteration}.pt")
     writer = SummaryWriter(str(run_dir))  # its first event carries the current time
     start = time.time()
     for i in range(iterations):
@@ -240,7 +246,7 @@ def test_time_to_walk_of_a_finished_run_plays_its_checkpoints_in_order_until_one
         return checkpoint.name in ("model_60.pt", "model_80.pt"), [{"check": "forward"}]
 
     monkeypatch.setattr(ttw, "evaluate_walking", walks_from_60)
-    report = ttw.time_to_walk_of_run(run, "Play", "cpu", first_iteration=20)
+    report = ttw.time_to_walk_of_run(run, FLAT, "cpu", first_iteration=20)
     assert played == ["model_20.pt", "model_40.pt", "model_60.pt"]
     assert report["walked"] is True and report["iteration"] == 60 and report["checkpoint"] == str(run / "model_60.pt")
     assert report["samples_to_walk"] == 61 * 4096 * 24
@@ -254,7 +260,7 @@ def test_time_to_walk_of_a_run_that_never_walks_plays_every_checkpoint(tmp_path,
     run = tmp_path / "run"
     fake_finished_run(run, (0, 20, 21), seconds_per_iteration=1.0, iterations=21)  # 21: saved on SIGINT, not logged
     monkeypatch.setattr(ttw, "evaluate_walking", lambda *args, **kwargs: (False, []))
-    report = ttw.time_to_walk_of_run(run, "Play", "cpu")
+    report = ttw.time_to_walk_of_run(run, None, "cpu")
     assert report["walked"] is False and "minutes_to_walk" not in report
     assert [e["iteration"] for e in report["evaluations"]] == [0, 20, 21]
     assert report["evaluations"][-1]["minutes"] == report["evaluations"][-2]["minutes"]  # the last logged minute
@@ -267,8 +273,9 @@ def test_a_resumed_rough_run_is_judged_by_its_own_gate_across_its_directories(tm
 
     gate = {"play_seed": 3, "play_seconds": 20.0, "terrain_tiles": [["stairs_up", 0.1]], "terrain_min_success": 0.9}
     first, resumed = tmp_path / "first", tmp_path / "resumed"
-    fake_finished_run(first, (0, 20, 25), seconds_per_iteration=1.0, iterations=26, gate=gate)
-    fake_finished_run(resumed, (40, 60), seconds_per_iteration=2.0, iterations=40, first=21, gate=gate)
+    fake_finished_run(first, (0, 20, 25), seconds_per_iteration=1.0, iterations=26, gate=gate, task=f"{ROUGH}-CPU")
+    fake_finished_run(resumed, (40, 60), seconds_per_iteration=2.0, iterations=40, first=21, gate=gate,
+                      task=f"{ROUGH}-CPU")
     built, played = [], []
 
     def gate_checks(task, device, seconds, tiles, *, terrain_min_success):
@@ -278,12 +285,34 @@ def test_a_resumed_rough_run_is_judged_by_its_own_gate_across_its_directories(tm
 
     monkeypatch.setattr(ttw, "play_checks", gate_checks)
     monkeypatch.setattr(ttw, "evaluate_walking", lambda *args, **kwargs: pytest.fail("the flat checks were played"))
-    report = ttw.time_to_walk_of_run([first, resumed], "Play", "cpu", first_iteration=20)
-    assert built == [("Play", 20.0, (("stairs_up", 0.1),), 0.9)]
+    report = ttw.time_to_walk_of_run([first, resumed], None, "cpu", first_iteration=20)  # the task its checkpoints say
+    assert built == [(f"{ROUGH}-Play", 20.0, (("stairs_up", 0.1),), 0.9)]
     assert played == [("model_20.pt", 3), ("model_25.pt", 3), ("model_40.pt", 3), ("model_60.pt", 3)]
     # iteration 20 at 5 + 20 s; the resume logs 21 (redone) at 5 s of its own writer and 60 39 iterations later
     expected = (5 + 20 * 1.0 + 5 + 39 * 2.0) / 60
     assert report["walked"] and report["iteration"] == 60 and abs(report["minutes_to_walk"] - expected) < 0.02
+
+
+def test_a_finished_run_plays_on_the_task_it_trained_on_and_refuses_another(tmp_path, monkeypatch):
+    """benchmark.py --time_to_walk --run <rough run> without --task plays the rough task; a --task that is not the
+    run's, or a run whose checkpoints do not say and no --task, is a one-line error before anything plays."""
+    import locolab.bench.time_to_walk as ttw
+    from conftest import run_main
+
+    rough, unnamed = tmp_path / "rough", tmp_path / "unnamed"
+    fake_finished_run(rough, (0, 20), seconds_per_iteration=1.0, iterations=21, task=f"{ROUGH}-CPU")
+    fake_finished_run(unnamed, (0,), seconds_per_iteration=1.0, iterations=1, task=None)
+    judged = []
+    monkeypatch.setattr(ttw, "run_judge", lambda run, task, device: judged.append(task) or (lambda c: (False, [])))
+    assert ttw.time_to_walk_of_run(rough, None, "cpu")["task"] == ROUGH and judged == [f"{ROUGH}-Play"]
+    assert ttw.time_to_walk_of_run(unnamed, FLAT, "cpu")["task"] == FLAT  # an older run: --task tells
+    for run, task, said in ((rough, FLAT, f"was trained on --task {ROUGH}, not --task {FLAT}: give --task {ROUGH}"),
+                            (unnamed, None, "does not record its task: give --task")):
+        result = run_main("benchmark.py", "--time_to_walk", "--device", "cpu", "--run", str(run),
+                          *(("--task", task) if task else ()))
+        assert result.returncode == 2 and said in result.stderr, result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1
+    assert judged == [f"{ROUGH}-Play", f"{FLAT}-Play"]  # the refused runs played nothing
 
 
 def test_benchmark_refuses_a_run_that_is_not_one_or_run_without_time_to_walk(tmp_path):

@@ -20,7 +20,8 @@ minutes are read from its TensorBoard events (an iteration's wall clock against 
 start-up before training is not counted, unlike the live measurement). A run stopped and resumed is measured across its
 run directories (the first, then each resume's: :func:`locolab.eval.learning_curve.continued` joins their minutes).
 A run whose walking gate has terrain tiles (the rough CPU runs) is judged by its own gate: the walking checks on flat
-ground, then the tiles (:func:`locolab.eval.walking.play_checks`).
+ground, then the tiles (:func:`locolab.eval.walking.play_checks`). Its checkpoints say which task they trained on, and
+they play on that task's ``-Play`` variant; a task given that differs is refused before anything plays.
 """
 
 from __future__ import annotations
@@ -32,9 +33,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from locolab.envs.factory import play_variant
 from locolab.eval.learning_curve import continued
 from locolab.eval.walking import evaluate_walking, play_checks
 from locolab.run_params import read_run_params
+from locolab.runners.checkpoints import read_checkpoint
+from locolab.task_ids import base_task
 
 from .launcher import run_dirs, start_training, stop_training, train_command
 from .processes import tree_cpu_seconds
@@ -86,9 +90,25 @@ def run_judge(run_dir: Path, play_task: str, device: str) -> Callable[[Path], tu
     return lambda checkpoint: checks(checkpoint, gate["play_seed"])
 
 
-def time_to_walk_of_run(run_dirs: Path | list[Path], play_task: str, device: str, first_iteration: int = 0) -> dict:
+def trained_task(checkpoint: Path, task: str | None = None) -> str:
+    """The task ``checkpoint`` trained on (a CPU variant as its base task): ``task`` where the checkpoint does not
+    record one; a ValueError when neither says, or when ``task`` is given and differs (a CheckpointError when the file
+    cannot be read)."""
+    saved = read_checkpoint(checkpoint).get("task")
+    if saved is None:
+        if task is None:
+            raise ValueError(f"'{checkpoint}' does not record its task: give --task")
+        return task
+    if task is not None and base_task(task) != base_task(saved):
+        raise ValueError(f"'{checkpoint}' was trained on --task {base_task(saved)}, not --task {task}: give --task "
+                         f"{base_task(saved)} or leave --task out")
+    return base_task(saved)
+
+
+def time_to_walk_of_run(run_dirs: Path | list[Path], task: str | None, device: str, first_iteration: int = 0) -> dict:
     """Play a finished run's checkpoints (``run_dirs``: its directory, or the first and each resume's) from
-    ``first_iteration`` on, in order, under its checks (:func:`run_judge`); stop at the first that walks. Minutes are
+    ``first_iteration`` on, in order, under its checks (:func:`run_judge`) on the ``-Play`` variant of the task they
+    trained on (:func:`trained_task`: ``task`` must be that one if given); stop at the first that walks. Minutes are
     training time (:func:`training_minutes`); a checkpoint with no logged iteration (one saved on an interrupt after
     the last log) gets the last logged minute."""
     run_dirs = [run_dirs] if isinstance(run_dirs, Path) else list(run_dirs)
@@ -98,11 +118,13 @@ def time_to_walk_of_run(run_dirs: Path | list[Path], play_task: str, device: str
     found = {it: path for run_dir in run_dirs for it, path in checkpoints_in_order(run_dir)}  # a resume's win
     checkpoints = sorted((it, path) for it, path in found.items() if it >= first_iteration)
     if not checkpoints:
-        raise ValueError(f"{', '.join(map(str, run_dirs))} has no model_<it>.pt at or after iteration {first_iteration}")
+        raise ValueError(f"{', '.join(map(str, run_dirs))} has no model_<it>.pt at or after iteration "
+                         f"{first_iteration}")
+    task = trained_task(checkpoints[-1][1], task)
     minutes = training_minutes(run_dirs)
     per_iteration = samples_per_iteration(run_dirs[0])
-    judge = run_judge(run_dirs[-1], play_task, device)
-    report = {"run": ",".join(map(str, run_dirs)),
+    judge = run_judge(run_dirs[-1], play_variant(task), device)
+    report = {"task": task, "run": ",".join(map(str, run_dirs)),
               "minutes_from": "the run's first TensorBoard event (start-up not counted)",
               "walked": False, "evaluations": []}
     for iteration, checkpoint in checkpoints:
