@@ -344,6 +344,10 @@ def test_rough_cpu_variants_train_on_the_cpu_terrain_grid_collided_as_a_heightfi
     # one command per episode on the CPU's terrain, so the curriculum judges a robot by the command it stalled under
     assert env_cfg.commands.base_velocity.resampling_time_range == (env_cfg.episode_length_s,) * 2
     assert stock.commands.base_velocity.resampling_time_range[1] < stock.episode_length_s
+    # the narrower linear fine-tracking kernel (flat ground's stays; the yaw kernel stays)
+    fine = (env_cfg.rewards.track_lin_vel_xy_fine, env_cfg.rewards.track_ang_vel_z_fine)
+    assert [term.params["std"] for term in fine] == [cpu_env.ROUGH_FINE_LIN_VEL_STD, cpu_env.FINE_TRACKING["std"]]
+    assert cpu_env.ROUGH_FINE_LIN_VEL_STD < cpu_env.FINE_TRACKING["std"]
 
 
 def test_the_cpu_grid_has_rows_past_the_gates_stairs_and_boxes_and_the_gpu_keeps_the_stock_ranges():
