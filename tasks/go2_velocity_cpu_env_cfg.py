@@ -54,8 +54,9 @@ NOISE_FREE_OBSERVATION_ENVS = 0.25
 CPU_TERRAIN = {"num_rows": 10, "num_cols": 10, "border_width": 2.0}
 """The terrain grid on a CPU: 10 difficulty levels by 10 tiles of 8 m, the stock sub-terrains in their stock shares (two
 columns each of stairs down, stairs up, boxes and noise, one each of slopes up and down). MuJoCo's C engine holds the
-heightfield once per simulated world: the stock 10 x 20 tiles with a 20 m border in 5 cm cells are 9.6M heights, this
-grid 2.8M (measured: 5.8 GB in each of a 512-robot run's two simulation processes, about 22 MB a world)."""
+heightfield in one model per process (:data:`locolab.envs.mujoco_c.SHARED_MODEL_MIN_BYTES`): the stock 10 x 20 tiles
+with a 20 m border in 5 cm cells are 9.6M heights, this grid 2.8M (a 256-robot process: 4.1 GB, 5.9 GB with a model
+per world)."""
 CPU_TERRAIN_CEILINGS = {"pyramid_stairs": ("step_height_range", 0.16),
                         "pyramid_stairs_inv": ("step_height_range", 0.16), "boxes": ("grid_height_range", 0.14)}
 """The hardest row's risers and box heights [m] (stock: 12 and 10 cm): on the stock ceilings the curriculum sat at its
@@ -101,9 +102,9 @@ class CpuTrainingCfg(CpuPhysicsCfg):
 class CpuTerrainCfg:
     """Mixin (listed before :class:`CpuTrainingCfg`): the CPU's terrain grid (:data:`CPU_TERRAIN`,
     :data:`CPU_TERRAIN_CEILINGS`), an end for robots that reach its edge, the narrower linear fine-tracking kernel
-    (:data:`ROUGH_FINE_LIN_VEL_STD`), and one command per episode: with the stock resample at 10 s, a robot that stalls at a drop under its
-    first command and walks down under its second is still promoted, and the first rough runs kept stalling at drops
-    at 0.5 m/s (docs/measurements/rough_terrain.md); held for the episode, a stall costs the level."""
+    (:data:`ROUGH_FINE_LIN_VEL_STD`), and one command per episode: with the stock resample at 10 s, a robot that stalls
+    at a drop under its first command and walks down under its second is still promoted, and the first rough runs kept
+    stalling at drops at 0.5 m/s (docs/measurements/rough_terrain.md); held for the episode, a stall costs the level."""
 
     def __post_init__(self):
         super().__post_init__()

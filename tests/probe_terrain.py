@@ -3,7 +3,8 @@
 Each robot starts on its tile's centre (Isaac Lab's terrain origin, at the tile's platform height) and holds its
 default pose for a second: the line has each base's height above its origin, the terminations, the origins'
 heights (pits of inverted stairs and slopes lie below zero) and each foot's clearance as the swing-clearance reward
-reads it (the height scanner's ground below the foot), and the cell of the heightfield the engine collides [m].
+reads it (the height scanner's ground below the foot), the cell of the heightfield the engine collides [m], and the
+size of MuJoCo's model and whether MuJoCo C's worlds share it.
 """
 
 from __future__ import annotations
@@ -51,7 +52,8 @@ def main() -> None:
                   2 * model.hfield_size[i, 1] / (model.hfield_nrow[i] - 1)] for i in range(model.nhfield)]
         print(json.dumps({"engine": args.engine, "heights": heights.tolist(), "terminated": terminated.tolist(),
                           "origins_z": origins[:, 2].tolist(), "hfield_cells": cells,
-                          "foot_clearance": clearance.tolist(),
+                          "foot_clearance": clearance.tolist(), "model_bytes": model.nbuffer,
+                          "shares_world_model": getattr(NewtonManager._solver, "shares_world_model", None),
                           "levels": unwrapped.scene.terrain.terrain_levels.tolist(),
                           "columns": unwrapped.scene.terrain.terrain_types.tolist()}))
 

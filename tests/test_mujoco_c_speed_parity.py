@@ -6,6 +6,8 @@
   bit for bit.
 - The contacts copied as whole ``mjContact`` records (``locolab.envs.mujoco_c_contacts``) against MuJoCo's own
   field views, world by world.
+- One ``MjModel`` shared by every world (``MuJoCoCSolverCfg.share_world_model``, a heightfield's big model) against
+  one per world, on robots randomised from the first step: the same values bit for bit.
 """
 
 from __future__ import annotations
@@ -22,8 +24,11 @@ from locolab.fresh_process import in_fresh_process
 TASK = "LocoLab-Velocity-Flat-Go2"
 
 
-def trace(kinematics_once_per_period: bool, num_envs: int = 16, steps: int = 200) -> dict[str, np.ndarray]:
-    """Every value the trainer sees, each step, of the PPO CPU task run under fixed random actions."""
+def trace(kinematics_once_per_period: bool, num_envs: int = 16, steps: int = 200,
+          share_world_model: bool | None = None) -> dict[str, np.ndarray]:
+    """Every value the trainer sees, each step, of the PPO CPU task run under fixed random actions; with
+    ``share_world_model`` given, the randomised dynamics at their full ranges from the start (no robustness
+    curriculum), and the solver's per-world base masses and feet friction."""
     from isaaclab_rl.rsl_rl import RslRlVecEnvWrapper
 
     from locolab.envs import load_task_cfgs, open_env
@@ -34,12 +39,17 @@ def trace(kinematics_once_per_period: bool, num_envs: int = 16, steps: int = 200
     env_cfg, _ = load_task_cfgs(cpu_variant(TASK, "ppo", "train"), num_envs=num_envs, device="cpu", seed=3)
     step_worlds_in_mujoco_c(env_cfg)  # what opening the -CPU task does, so that the switch below is kept
     env_cfg.sim.physics.solver_cfg.kinematics_once_per_period = kinematics_once_per_period
+    if share_world_model is not None:
+        env_cfg.sim.physics.solver_cfg.share_world_model = share_world_model
+        env_cfg.curriculum.robustness = None
     generator = torch.Generator().manual_seed(1)
     record: dict[str, list] = {}
     with open_env(TASK, env_cfg) as env, torch.inference_mode():
         vec = RslRlVecEnvWrapper(env)
         unwrapped = env.unwrapped
         assert unwrapped.sim.physics_manager._solver.kinematics_once_per_period is kinematics_once_per_period
+        if share_world_model is None:  # flat ground's model is small: one per world, the fast path
+            assert not unwrapped.sim.physics_manager._solver.shares_world_model
         terms = metric_terms(unwrapped)
         robot = unwrapped.scene["robot"]
         for _ in range(steps):
@@ -47,6 +57,10 @@ def trace(kinematics_once_per_period: bool, num_envs: int = 16, steps: int = 200
             values = {**{f"obs/{group}": obs[group] for group in obs.keys()}, "rewards": rewards, "dones": dones,
                       "time_outs": extras["time_outs"], "metrics": step_metric_values(unwrapped, terms),
                       "body_pos": robot.data.body_pos_w.torch, "body_lin_vel": robot.data.body_lin_vel_w.torch}
+            if share_world_model is not None:
+                solver = unwrapped.sim.physics_manager._solver
+                assert solver.shares_world_model is share_world_model
+                values.update(mass=solver.world_field("body_mass"), friction=solver.world_field("geom_friction"))
             for name, value in values.items():
                 record.setdefault(name, []).append(torch.as_tensor(value).clone().numpy())
     return {name: np.stack(values) for name, values in record.items()}
@@ -59,6 +73,18 @@ def test_kinematics_once_per_control_period_changes_no_value():
     assert set(fast) == set(reference)
     for name, values in reference.items():
         assert np.array_equal(fast[name], values), name
+
+
+def test_worlds_sharing_one_model_step_as_worlds_with_their_own():
+    own = in_fresh_process(trace, True, 16, 120, False)
+    shared = in_fresh_process(trace, True, 16, 120, True)
+    assert own["dones"].sum() >= 5
+    for field in ("mass", "friction"):  # every world its own dynamics, changed at resets
+        assert len({row.tobytes() for row in own[field][-1]}) == 16, field
+        assert not np.array_equal(own[field][0], own[field][-1]), field
+    assert set(shared) == set(own)
+    for name, values in own.items():
+        assert np.array_equal(shared[name], values), name
 
 
 def stepped_worlds(count: int = 4, steps: int = 60) -> tuple[list[mujoco.MjModel], list[mujoco.MjData]]:

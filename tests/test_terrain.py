@@ -26,6 +26,15 @@ def test_robots_stand_on_every_tile_including_pits(standing):
         assert 0.2 < height < 0.4, standing
 
 
+def test_mujoco_cs_worlds_share_the_terrains_big_model(standing):
+    """The heightfield makes MuJoCo's model big (1.8 GB for a process's 256 copies on the CPU grid): MuJoCo C's
+    worlds share one (:data:`locolab.envs.mujoco_c.SHARED_MODEL_MIN_BYTES`; the robots above stood on it)."""
+    from locolab.envs.mujoco_c import SHARED_MODEL_MIN_BYTES
+
+    assert standing["model_bytes"] > SHARED_MODEL_MIN_BYTES
+    assert standing["shares_world_model"] is (True if standing["engine"] == "mujoco_c" else None)
+
+
 def test_the_engine_collides_stair_risers_one_5cm_cell_wide(standing):
     """The heightfield the engine collides has the cells of :data:`locolab.envs.terrain.HEIGHTFIELD_SCALE`: a riser is
     a ramp one cell wide. At Isaac Lab's 0.1 m a 10 cm riser was a 45-degree ramp, and a student that crossed the gate's

@@ -6,9 +6,13 @@ cannot report contacts, which Isaac Lab's contact sensor needs. :class:`SolverMu
 instead: Newton still converts the model and state into MuJoCo-Warp's batched arrays (so every randomised
 property and every reset reaches them as on a GPU), and only the step itself is replaced by MuJoCo C stepping one
 ``MjModel``/``MjData`` pair per world. Each world's model copies its row of every batched model field whenever an
-event changes the model; each step copies the inputs (state, controls, applied forces, warm start) in and the
-outputs (state, warm start, body poses, contacts and constraint forces) back, so Newton's own kernels turn them
-into Newton's state and contacts as they do after a MuJoCo-Warp step.
+event changes the model. A model that holds a terrain's heightfield is big (the CPU's rough grid: a 256-world process
+held 5.9 GB with a model per world, 4.1 GB with one, at the same steps/s): its worlds share one ``MjModel``, into
+which each world's rows of the fields that differ among worlds are written before that world's step (the same
+values, so the same physics). Each step copies the
+inputs (state, controls, applied forces, warm start) in and the outputs (state, warm start, body poses, contacts and
+constraint forces) back, so Newton's own kernels turn them into Newton's state and contacts as they do after a
+MuJoCo-Warp step.
 """
 
 from __future__ import annotations
@@ -36,12 +40,16 @@ STEP_INPUTS = {"qpos": _STATE.mjSTATE_QPOS, "qvel": _STATE.mjSTATE_QVEL, "act": 
 reset zeroes the last five)."""
 STEP_OUTPUTS = ("qpos", "qvel", "act", "qacc_warmstart")
 """Data fields Newton reads after a step."""
+SHARED_MODEL_MIN_BYTES = 8 << 20
+"""From this size (``MjModel.nbuffer``) on, the worlds share one model (a heightfield's; the flat Go2's is 2 MB)."""
 
 
 class SolverMuJoCoC(SolverMuJoCo):
     """:class:`SolverMuJoCo` whose worlds MuJoCo C steps, one ``MjModel``/``MjData`` per world (on a CPU)."""
 
-    def __init__(self, model: Model, **kwargs):
+    def __init__(self, model: Model, share_world_model: bool | None = None, **kwargs):
+        """``share_world_model``: one ``MjModel`` for every world (None: when the model is big,
+        :data:`SHARED_MODEL_MIN_BYTES`)."""
         if model.device.is_cuda:
             raise ValueError("SolverMuJoCoC steps worlds on the CPU: use Isaac Lab's MJWarpSolverCfg on a GPU.")
         super().__init__(model, **{**kwargs, "use_mujoco_cpu": False, "separate_worlds": True})
@@ -51,10 +59,19 @@ class SolverMuJoCoC(SolverMuJoCo):
         # a diverging world keeps its non-finite state, as in MuJoCo-Warp, for Isaac Lab's resets and LocoLab's
         # non-finite guard to see, instead of MuJoCo C quietly restarting it at the model's origin
         self.mj_model.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_AUTORESET
-        self.world_models = [copy.copy(self.mj_model) for _ in range(self.mjw_data.nworld)]
+        worlds = self.mjw_data.nworld
+        if share_world_model is None:
+            share_world_model = self.mj_model.nbuffer >= SHARED_MODEL_MIN_BYTES
+        self.shares_world_model = share_world_model
+        # a copy even when shared: the worlds' values are written into it, Newton's own model is left as it built it
+        self.world_models = ([copy.copy(self.mj_model)] * worlds if share_world_model else
+                             [copy.copy(self.mj_model) for _ in range(worlds)])
         self.world_data = [mujoco.MjData(world_model) for world_model in self.world_models]
         self._batched_fields = batched_model_fields(self.mjw_model, self.mj_model)
         self._synced = {name: None for name in self._batched_fields}
+        self._world_rows: dict[str, np.ndarray] = {}
+        """Shared model: each field that differs among worlds, one row per world (written in before a step)."""
+        self._swaps: list[tuple[np.ndarray, np.ndarray]] = []
         self._sync_world_models()
         self._inputs = [getattr(self.mjw_data, name).numpy() for name in STEP_INPUTS]
         self._outputs = [getattr(self.mjw_data, name).numpy() for name in STEP_OUTPUTS]
@@ -105,7 +122,11 @@ class SolverMuJoCoC(SolverMuJoCo):
             self._sync_world_models()
 
     def _sync_world_models(self) -> None:
-        """Copy each batched model field's changed rows into the worlds' ``MjModel``."""
+        """Copy each batched model field's changed rows into the worlds' ``MjModel`` (a shared model: the fields
+        every world has alike, and the others' rows to write in before each world's step)."""
+        if self.shares_world_model:
+            self._sync_shared_model()
+            return
         for name, array in self._batched_fields.items():
             values = array.numpy()
             last = self._synced[name]
@@ -118,6 +139,26 @@ class SolverMuJoCoC(SolverMuJoCo):
             for world in changed:
                 getattr(self.world_models[world], name)[...] = rows[world]
             self._synced[name] = values.copy()
+
+    def _sync_shared_model(self) -> None:
+        worlds = len(self.world_models)
+        for name, array in self._batched_fields.items():
+            values = array.numpy()
+            if self._synced[name] is not None and np.array_equal(values, self._synced[name]):
+                continue
+            self._synced[name] = values.copy()
+            if len(values) > 1 and not (values == values[:1]).all():
+                self._world_rows[name] = np.ascontiguousarray(np.broadcast_to(values, (worlds, *values.shape[1:])))
+            else:
+                self._world_rows.pop(name, None)
+                getattr(self.world_models[0], name)[...] = values[0]
+        self._swaps = [(getattr(self.world_models[0], name), rows) for name, rows in self._world_rows.items()]
+
+    def world_field(self, name: str) -> np.ndarray:
+        """MuJoCo model field ``name`` of every world [world, ...] as this solver steps it."""
+        if name in self._world_rows:
+            return self._world_rows[name].copy()
+        return np.stack([getattr(world_model, name) for world_model in self.world_models])
 
     def step(self, state_in, state_out, control, contacts, dt: float) -> None:
         if state_out.body_qdd is not None or state_out.body_parent_f is not None:
@@ -135,9 +176,11 @@ class SolverMuJoCoC(SolverMuJoCo):
         worlds, inputs, outputs = len(self.world_data), self._input_state, self._output_state
         for values, start, end in zip(self._inputs, self._input_columns[:-1], self._input_columns[1:]):
             inputs[:, start:end] = values.reshape(worlds, -1)
-        set_state, step, get_state = mujoco.mj_setState, mujoco.mj_step, mujoco.mj_getState
-        input_spec, output_spec = self._input_spec, self._output_spec
-        for world_model, data, state_in, state_out in self._worlds:
+        set_state, step, get_state, copy_to = mujoco.mj_setState, mujoco.mj_step, mujoco.mj_getState, np.copyto
+        input_spec, output_spec, swaps = self._input_spec, self._output_spec, self._swaps
+        for world, (world_model, data, state_in, state_out) in enumerate(self._worlds):
+            for target, rows in swaps:  # a shared model: this world's own values
+                copy_to(target, rows[world])
             set_state(world_model, data, state_in, input_spec)
             step(world_model, data)
             get_state(world_model, data, state_out, output_spec)
@@ -208,7 +251,7 @@ class NewtonMuJoCoCManager(NewtonMJWarpManager):  # Isaac Lab finds its backend 
     def _create_solver(cls, model: Model, solver_cfg: MJWarpSolverCfg) -> SolverMuJoCo:
         kwargs = cls._filter_solver_kwargs(SolverMuJoCo, solver_cfg)
         kwargs.pop("ls_parallel", None)
-        solver = SolverMuJoCoC(model, **kwargs)
+        solver = SolverMuJoCoC(model, share_world_model=getattr(solver_cfg, "share_world_model", None), **kwargs)
         solver.kinematics_once_per_period = getattr(solver_cfg, "kinematics_once_per_period", True)
         return solver
 
@@ -241,6 +284,9 @@ class MuJoCoCSolverCfg(MJWarpSolverCfg):
     """Newton's forward kinematics once per control period, after its last physics step (the same values: nothing
     reads the bodies' poses in between); False: after every physics step, as Newton does (the parity test's
     reference)."""
+    share_world_model: bool | None = None
+    """One ``MjModel`` for every world, each world's own rows written in before its step; None: when the model is
+    big (a heightfield's, :data:`SHARED_MODEL_MIN_BYTES`)."""
 
 
 def step_worlds_in_mujoco_c(env_cfg) -> None:
@@ -253,7 +299,8 @@ def step_worlds_in_mujoco_c(env_cfg) -> None:
         raise ValueError("physics_engine 'mujoco_c' steps only a MuJoCo-Warp simulation; this task's solver is "
                          f"{type(solver).__name__}.")
     kept = {field.name: getattr(solver, field.name) for field in dataclasses.fields(solver)
-            if field.name not in ("class_type", "solver_type", "use_mujoco_contacts", "kinematics_once_per_period")}
+            if field.name not in ("class_type", "solver_type", "use_mujoco_contacts", "kinematics_once_per_period",
+                                  "share_world_model")}
     physics.solver_cfg = MuJoCoCSolverCfg(**kept)
     physics.class_type = NewtonMuJoCoCManager
     physics.collision_cfg = None

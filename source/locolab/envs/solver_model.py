@@ -26,13 +26,13 @@ MJ_HINGE = 3
 def model_field(solver: SolverMuJoCo, name: str) -> torch.Tensor:
     """MuJoCo model field ``name`` of every world (first axis: the world) as the engine steps with it.
 
-    MuJoCo C's worlds are read from their own ``MjModel`` (``world_models`` of
-    :class:`~locolab.envs.mujoco_c.SolverMuJoCoC`, found by its attribute: importing that module imports ``mujoco``,
-    which must wait for play.py's choice of ``MUJOCO_GL``); MuJoCo-Warp's from its batched model, whose field has a
-    single row for every world until something randomises it."""
-    world_models = getattr(solver, "world_models", None)
-    if world_models is not None:
-        return torch.from_numpy(np.stack([getattr(world_model, name) for world_model in world_models]))
+    MuJoCo C's worlds are read as it steps them (``world_field`` of :class:`~locolab.envs.mujoco_c.SolverMuJoCoC`,
+    found by its attribute: importing that module imports ``mujoco``, which must wait for play.py's choice of
+    ``MUJOCO_GL``); MuJoCo-Warp's from its batched model, whose field has a single row for every world until something
+    randomises it."""
+    world_field = getattr(solver, "world_field", None)
+    if world_field is not None:
+        return torch.from_numpy(world_field(name))
     values = wp.to_torch(getattr(solver.mjw_model, name))
     return values.expand(solver.mjw_data.nworld, *values.shape[1:])
 
