@@ -118,9 +118,7 @@ class CpuTerrainCfg:
         self.terminations.terrain_out_of_bounds = DoneTerm(
             func=terrain_out_of_bounds, time_out=True,
             params={"asset_cfg": SceneEntityCfg("robot"), "distance_buffer": OUT_OF_BOUNDS_BUFFER})
-        fine_lin_vel = getattr(self.rewards, next(iter(FINE_TRACKING_TERMS)), None)
-        if fine_lin_vel is not None:  # the CPU training mixins add it; playback has none
-            fine_lin_vel.params["std"] = ROUGH_FINE_LIN_VEL_STD
+        self.rewards.track_lin_vel_xy_fine.params["std"] = ROUGH_FINE_LIN_VEL_STD  # CpuTrainingCfg's term
 
 
 @configclass
