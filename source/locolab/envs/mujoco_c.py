@@ -9,10 +9,9 @@ property and every reset reaches them as on a GPU), and only the step itself is 
 event changes the model. A model that holds a terrain's heightfield is big (the CPU's rough grid: a 256-world process
 held 5.9 GB with a model per world, 4.1 GB with one, at the same steps/s): its worlds share one ``MjModel``, into
 which each world's rows of the fields that differ among worlds are written before that world's step (the same
-values, so the same physics). Each step copies the
-inputs (state, controls, applied forces, warm start) in and the outputs (state, warm start, body poses, contacts and
-constraint forces) back, so Newton's own kernels turn them into Newton's state and contacts as they do after a
-MuJoCo-Warp step.
+values, so the same physics). Each step copies the inputs (state, controls, applied forces, warm start) in and the
+outputs (state, warm start, body poses, contacts and constraint forces) back, so Newton's own kernels turn them into
+Newton's state and contacts as they do after a MuJoCo-Warp step.
 """
 
 from __future__ import annotations
