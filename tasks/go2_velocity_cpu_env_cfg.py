@@ -52,15 +52,11 @@ TURN_IN_PLACE_ENVS = 0.2
 NOISE_FREE_OBSERVATION_ENVS = 0.25
 """Share of robots whose observations carry no noise, so that the closed loop the robot ships with is trained."""
 CPU_TERRAIN = {"num_rows": 10, "num_cols": 10, "border_width": 2.0}
-"""The terrain grid on a CPU: 10 difficulty levels by 10 tiles of 8 m, the stock sub-terrains (two columns each of stairs
-down and stairs up, three of boxes, one each of noise, slopes up and slopes down: :data:`CPU_TERRAIN_SHARES`). MuJoCo's
-C engine holds the heightfield in one model per process (:data:`locolab.envs.mujoco_c.SHARED_MODEL_MIN_BYTES`): the stock 10 x 20 tiles
+"""The terrain grid on a CPU: 10 difficulty levels by 10 tiles of 8 m, the stock sub-terrains in their stock shares (two
+columns each of stairs down, stairs up, boxes and noise, one each of slopes up and down). MuJoCo's C engine holds the
+heightfield in one model per process (:data:`locolab.envs.mujoco_c.SHARED_MODEL_MIN_BYTES`): the stock 10 x 20 tiles
 with a 20 m border in 5 cm cells are 9.6M heights, this grid 2.8M (a 256-robot process: 4.1 GB, 5.9 GB with a model
 per world)."""
-CPU_TERRAIN_SHARES = {"boxes": 0.3, "random_rough": 0.1}
-"""Sub-terrain shares that differ from the stock 0.2 each: three columns of boxes and one of noise. On two of each,
-blind PPO crossed every gate tile but boxes 10 cm (62-75 % against 80 %) while noise stayed at 100 %
-(docs/measurements/rough_terrain.md, eighteenth and nineteenth sessions)."""
 CPU_TERRAIN_CEILINGS = {"pyramid_stairs": ("step_height_range", 0.16),
                         "pyramid_stairs_inv": ("step_height_range", 0.16), "boxes": ("grid_height_range", 0.14)}
 """The hardest row's risers and box heights [m] (stock: 12 and 10 cm): on the stock ceilings the curriculum sat at its
@@ -105,7 +101,7 @@ class CpuTrainingCfg(CpuPhysicsCfg):
 @configclass
 class CpuTerrainCfg:
     """Mixin (listed before :class:`CpuTrainingCfg`): the CPU's terrain grid (:data:`CPU_TERRAIN`,
-    :data:`CPU_TERRAIN_SHARES`, :data:`CPU_TERRAIN_CEILINGS`), an end for robots that reach its edge, the narrower linear fine-tracking kernel
+    :data:`CPU_TERRAIN_CEILINGS`), an end for robots that reach its edge, the narrower linear fine-tracking kernel
     (:data:`ROUGH_FINE_LIN_VEL_STD`), and one command per episode: with the stock resample at 10 s, a robot that stalls
     at a drop under its first command and walks down under its second is still promoted, and the first rough runs kept
     stalling at drops at 0.5 m/s (docs/measurements/rough_terrain.md); held for the episode, a stall costs the level."""
@@ -116,8 +112,6 @@ class CpuTerrainCfg:
         generator = self.scene.terrain.terrain_generator
         for name, value in CPU_TERRAIN.items():
             setattr(generator, name, value)
-        for name, share in CPU_TERRAIN_SHARES.items():
-            generator.sub_terrains[name].proportion = share
         for name, (field, ceiling) in CPU_TERRAIN_CEILINGS.items():
             sub_terrain = generator.sub_terrains[name]
             setattr(sub_terrain, field, (getattr(sub_terrain, field)[0], ceiling))
