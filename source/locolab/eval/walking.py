@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import torch
 
 from locolab.envs import play_variant
-from locolab.fresh_process import in_fresh_process, silence_output
+from locolab.fresh_process import in_fresh_process, map_side_by_side, silence_output
 
 from locolab.runners import checkpoint_policy, read_checkpoint, resolve_checkpoint
 
@@ -74,10 +73,8 @@ def evaluate_walking(checkpoint: Path, task: str, device: str, seed: int = 0, pl
     results = []
     for first in range(0, len(WALKING_CHECKS), plays_at_once):
         group = WALKING_CHECKS[first:first + plays_at_once]
-        with ThreadPoolExecutor(len(group)) as pool:
-            summaries = list(pool.map(
-                lambda check: play_summary(checkpoint, check.command, task, device, seed, seconds, flat_ground),
-                group))
+        summaries = map_side_by_side(
+            lambda check: play_summary(checkpoint, check.command, task, device, seed, seconds, flat_ground), group)
         results += [check_result(check, summary) for check, summary in zip(group, summaries)]
         if any(result["failures"] for result in results):
             return False, results
@@ -110,11 +107,10 @@ def terrain_checks(checkpoint: Path, device: str, seed: int, tiles: tuple, min_s
     checkpoint = resolve_checkpoint(checkpoint)  # a run directory: its latest
     agent, _, acting = checkpoint_policy(read_checkpoint(checkpoint), None)  # PPO-ROA: the phase's acting policy
     groups = tile_groups(tuple(tiles), plays_at_once)
-    with ThreadPoolExecutor(len(groups)) as pool:
-        rows = [row for group in pool.map(
-            lambda group: in_evaluation_process(terrain_rows, [checkpoint], _tile_plan(group), device, seed,
-                                                acting if agent == "roa" else None, seconds), groups)
-                for row in group]
+    rows = [row for group in map_side_by_side(
+        lambda group: in_evaluation_process(terrain_rows, [checkpoint], _tile_plan(group), device, seed,
+                                            acting if agent == "roa" else None, seconds), groups)
+            for row in group]
     return [{"check": f"terrain {row['terrain']} {row['value']:g}", "success": row["success"], "falls": row["fall"],
              "failures": [] if row["success"] >= min_success else
              [f"terrain {row['terrain']} {row['value']:g}: success {row['success']:.2f} not >= {min_success}"]}

@@ -1,0 +1,74 @@
+"""A fresh process gives back its function's result or exception, and an interrupt ends it at once (train.py's
+SIGTERM during the walking gate waited about two minutes for the plays in flight)."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+from locolab.fresh_process import FreshProcessEnded, end_fresh_processes, in_fresh_process, map_side_by_side
+
+SLEEP_S = 30.0
+"""What the interrupted processes would run for: far longer than an interrupt may take to end them."""
+ENDED_WITHIN_S = 10.0
+"""An interrupted call returns within this (a spawned process starts in about a second)."""
+
+
+def _no_setup() -> None:
+    """Keep the fresh process's printing (the default discards it)."""
+
+
+def _fails(message: str) -> None:
+    raise ValueError(message)
+
+
+@pytest.fixture
+def sigterm_interrupts():
+    """SIGTERM raises KeyboardInterrupt in the main thread, as scripts/train.py sets it up."""
+    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGTERM, previous)
+
+
+def _signal_after(seconds: float) -> threading.Timer:
+    timer = threading.Timer(seconds, os.kill, (os.getpid(), signal.SIGTERM))
+    timer.start()
+    return timer
+
+
+def test_result_and_exception_come_back():
+    assert in_fresh_process(divmod, 17, 5, initializer=_no_setup) == (3, 2)
+    with pytest.raises(ValueError, match="bad input") as raised:
+        in_fresh_process(_fails, "bad input")
+    assert any("raised in a fresh process" in note for note in raised.value.__notes__)
+    assert map_side_by_side(lambda n: in_fresh_process(pow, n, 2), [2, 3]) == [4, 9]
+
+
+@pytest.mark.parametrize("side_by_side", [False, True], ids=["one call", "side by side"])
+def test_sigterm_ends_fresh_processes_at_once(sigterm_interrupts, side_by_side):
+    started = time.monotonic()
+    timer = _signal_after(3.0)
+    with pytest.raises(KeyboardInterrupt):
+        if side_by_side:
+            map_side_by_side(lambda seconds: in_fresh_process(time.sleep, seconds), [SLEEP_S, SLEEP_S])
+        else:
+            in_fresh_process(time.sleep, SLEEP_S)
+    timer.join()
+    elapsed = time.monotonic() - started
+    assert elapsed < ENDED_WITHIN_S, f"the interrupt waited {elapsed:.1f} s for the fresh processes"
+    assert not multiprocessing.active_children()
+
+
+def test_ending_from_another_thread_is_a_clear_error():
+    timer = threading.Timer(3.0, end_fresh_processes)
+    timer.start()
+    started = time.monotonic()
+    with pytest.raises(FreshProcessEnded, match="running sleep ended"):
+        in_fresh_process(time.sleep, SLEEP_S)
+    timer.join()
+    assert time.monotonic() - started < ENDED_WITHIN_S
