@@ -11,15 +11,19 @@ from __future__ import annotations
 import multiprocessing
 import os
 import threading
+import time
 import traceback
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor, wait
 from multiprocessing.connection import Connection
+from multiprocessing.connection import wait as wait_for_any
 from multiprocessing.process import BaseProcess
 
 _LIVE: set[BaseProcess] = set()
 """The fresh processes running now, from any thread: what :func:`end_fresh_processes` ends."""
 _LIVE_LOCK = threading.Lock()
+TERMINATE_TIMEOUT_S = 5.0
+"""A terminated (SIGTERM) fresh process that is still alive after this is killed: a library may handle SIGTERM."""
 
 
 class FreshProcessEnded(RuntimeError):
@@ -67,8 +71,8 @@ def in_fresh_process(function: Callable, *args, initializer: Callable[[], None] 
             raise FreshProcessEnded(f"the fresh process running {label} ended (exit code "
                                     f"{process.exitcode}) without a result") from None
     except BaseException:
-        if process.is_alive():
-            process.terminate()  # interrupted: do not wait for the function to finish
+        if process.pid is not None:
+            _stop([process])  # interrupted: do not wait for the function to finish
         raise
     finally:
         with _LIVE_LOCK:
@@ -83,12 +87,25 @@ def in_fresh_process(function: Callable, *args, initializer: Callable[[], None] 
     raise value
 
 
+def _stop(processes: list[BaseProcess]) -> None:
+    """Terminate ``processes``, then kill those still running after :data:`TERMINATE_TIMEOUT_S`. Waits on their
+    sentinels rather than joining, so that the thread that started each one stays the only one to reap it."""
+    for process in processes:
+        process.terminate()
+    running = {process.sentinel: process for process in processes}
+    deadline = time.monotonic() + TERMINATE_TIMEOUT_S
+    while running and (left := deadline - time.monotonic()) > 0:
+        for sentinel in wait_for_any(list(running), left):
+            running.pop(sentinel)
+    for process in running.values():
+        process.kill()
+
+
 def end_fresh_processes() -> None:
-    """Terminate every fresh process running now, from any thread (their callers raise :class:`FreshProcessEnded`)."""
+    """Stop every fresh process running now, from any thread (their callers raise :class:`FreshProcessEnded`)."""
     with _LIVE_LOCK:
-        for process in _LIVE:
-            if process.is_alive():
-                process.terminate()
+        processes = list(_LIVE)
+    _stop(processes)
 
 
 def map_side_by_side(function: Callable, items: Iterable) -> list:
