@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
+import time
 from pathlib import Path
 
+import psutil
 import pytest
 
-from conftest import SMALL_SAC_SETTINGS, scalars_of_a_short_training
+from conftest import REPO, SMALL_SAC_SETTINGS, run_dirs, scalars_of_a_short_training, train_command
 
 from locolab.runners.walking_gate import REPORT_NAME, WalkingGateCfg, learn_until_walking
 from locolab.training import planned_iterations
@@ -136,3 +140,42 @@ def test_sac_trains_on_in_chunks_with_its_replay_buffer_while_its_final_checkpoi
     # each chunk starts a new collector, but the replay buffer (and the transitions in it) carries over
     assert all(later.value > earlier.value for earlier, later in zip(added, added[1:]))
     assert (run / "model_4.pt").is_file()
+
+
+def plays_of(trainer: psutil.Process, log_root: Path, timeout: float = 600.0) -> list[psutil.Process]:
+    """The trainer's gate plays (spawned processes; one simulation process trains in the trainer's own), once they run
+    and its final checkpoint (under ``log_root``) is written."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and trainer.is_running():
+        plays = [child for child in trainer.children() if "spawn_main" in " ".join(child.cmdline())]
+        if plays and any(run.joinpath("model_1.pt").is_file() for run in run_dirs(log_root)):
+            return plays
+        time.sleep(0.5)
+    raise AssertionError(f"no gate play started within {timeout:.0f} s (or train.py ended: see its log)")
+
+
+@pytest.mark.slow
+def test_a_signal_during_the_gate_stops_at_once_and_leaves_no_play_running(tmp_path):
+    """SIGTERM while the gate plays ends the plays' processes instead of waiting for them: a 20 s play takes a minute
+    or two (the stop waited that long until 2026-12-07)."""
+    command = train_command(REPO / "scripts", "--device", "cpu", "--num_envs", "8", "--max_iterations", "2",
+                            "--sim_processes", "1", "--log_root", str(tmp_path), "agent.walking_gate.extra_iterations=2")
+    with (tmp_path / "train.log").open("w") as log:  # a file: a pipe left unread could fill and stall the trainer
+        process = subprocess.Popen(command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        plays_of(psutil.Process(process.pid), tmp_path)
+        time.sleep(2.0)  # the plays (forward and turning side by side on 2 cores) are building their environments
+        plays = plays_of(psutil.Process(process.pid), tmp_path)
+        signalled = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=300)
+        stopped_after = time.monotonic() - signalled
+    finally:
+        if process.poll() is None:
+            process.kill()
+    output = (tmp_path / "train.log").read_text()
+    assert process.returncode == 130, output[-2000:]
+    assert stopped_after < 30.0, f"the stop took {stopped_after:.0f} s: it waited for the plays"
+    assert "Traceback" not in output
+    _, alive = psutil.wait_procs(plays, timeout=5.0)
+    assert not alive
