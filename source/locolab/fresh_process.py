@@ -47,7 +47,8 @@ def _serve(sender: Connection, initializer: Callable[[], None], function: Callab
     try:
         sender.send(outcome)
     except Exception as error:  # a result or exception that does not pickle
-        sender.send((False, FreshProcessEnded(f"{function.__name__} returned what cannot be sent back: {error}"), ""))
+        label = getattr(function, "__name__", "the function")
+        sender.send((False, FreshProcessEnded(f"{label} returned what cannot be sent back: {error}"), ""))
     sender.close()
 
 
