@@ -6,15 +6,15 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
 import time
 from pathlib import Path
 
 import psutil
 import pytest
 
-from conftest import REPO, SMALL_SAC_SETTINGS, run_dirs, scalars_of_a_short_training, train_command
+from conftest import REPO, SMALL_SAC_SETTINGS, scalars_of_a_short_training
 
+from locolab.bench.launcher import run_dirs, start_training
 from locolab.runners.walking_gate import REPORT_NAME, WalkingGateCfg, learn_until_walking
 from locolab.training import planned_iterations
 
@@ -158,10 +158,9 @@ def plays_of(trainer: psutil.Process, log_root: Path, timeout: float = 600.0) ->
 def test_a_signal_during_the_gate_stops_at_once_and_leaves_no_play_running(tmp_path):
     """SIGTERM while the gate plays ends the plays' processes instead of waiting for them: a 20 s play takes a minute
     or two (the stop waited that long until 2026-12-07)."""
-    command = train_command(REPO / "scripts", "--device", "cpu", "--num_envs", "8", "--max_iterations", "2",
-                            "--sim_processes", "1", "--log_root", str(tmp_path), "agent.walking_gate.extra_iterations=2")
-    with (tmp_path / "train.log").open("w") as log:  # a file: a pipe left unread could fill and stall the trainer
-        process = subprocess.Popen(command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
+    arguments = ["--device", "cpu", "--num_envs", "8", "--max_iterations", "2", "--sim_processes", "1",
+                 "--log_root", str(tmp_path), "agent.walking_gate.extra_iterations=2"]
+    process = start_training(REPO / "scripts", arguments, tmp_path / "train.log")  # a file: a pipe could fill
     try:
         plays_of(psutil.Process(process.pid), tmp_path)
         time.sleep(2.0)  # the plays (forward and turning side by side on 2 cores) are building their environments

@@ -37,7 +37,8 @@ def silence_output() -> None:
     os.dup2(silent, 2)
 
 
-def _serve(sender: Connection, initializer: Callable[[], None], function: Callable, args: tuple, kwargs: dict):
+def _serve(sender: Connection, label: str, initializer: Callable[[], None], function: Callable, args: tuple,
+           kwargs: dict):
     """The fresh process: ``function``'s result or exception (with its traceback's text) sent back pickled."""
     initializer()
     try:
@@ -47,7 +48,6 @@ def _serve(sender: Connection, initializer: Callable[[], None], function: Callab
     try:
         sender.send(outcome)
     except Exception as error:  # a result or exception that does not pickle
-        label = getattr(function, "__name__", "the function")
         sender.send((False, FreshProcessEnded(f"{label} returned what cannot be sent back: {error}"), ""))
     sender.close()
 
@@ -59,7 +59,8 @@ def in_fresh_process(function: Callable, *args, initializer: Callable[[], None] 
     context = multiprocessing.get_context("spawn")
     receiver, sender = context.Pipe(duplex=False)
     label = getattr(function, "__name__", "a function")
-    process = context.Process(target=_serve, args=(sender, initializer, function, args, kwargs), name=label)
+    process = context.Process(target=_serve, args=(sender, label, initializer, function, args, kwargs),
+                              name=label)
     try:
         with _LIVE_LOCK:  # registered only once started, so that an ending never meets an unstarted process
             process.start()
