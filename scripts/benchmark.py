@@ -6,9 +6,7 @@ The figures (random-action simulation, each trainer's training steps, their rati
 
     # one physics setting against the profile's: run twice, with and without the override
     python scripts/benchmark.py --num_envs 256 --trainers none --sim_override env.sim.physics.solver_cfg.solver=cg
-
-    python scripts/benchmark.py --time_to_walk --max_minutes 180            # minutes and samples to walking, PPO
-    python scripts/benchmark.py --time_to_walk --train_args "--agent roa"   # the PPO-ROA teacher
+    python scripts/benchmark.py --time_to_walk --train_args "--agent roa"   # minutes and samples to walking
 
 ``--time_to_walk`` trains instead (locolab.bench.time_to_walk): every checkpoint, as it is written, is played under the
 walking checks (a rough run: its own gate). ``--run RUN[,RESUMED_RUN]`` trains nothing: a finished run's checkpoints
@@ -25,6 +23,7 @@ import sys
 from pathlib import Path
 
 from locolab.bench.launcher import TRAINERS
+from locolab.stop_signal import stops_on_signal
 
 SCRIPTS = Path(__file__).resolve().parent
 DEFAULT_TASK = "LocoLab-Velocity-Flat-Go2"
@@ -65,6 +64,7 @@ def trainer_names(text: str) -> tuple[str, ...]:
     return names
 
 
+@stops_on_signal("Stopped by a signal; no figures were written.")
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     given_task, args.task = args.task, args.task or DEFAULT_TASK

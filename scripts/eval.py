@@ -20,6 +20,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from locolab.stop_signal import stops_on_signal
+
 ROBUSTNESS_EPISODES = 8
 """Environments per grid point of the robustness sweeps when --episodes is not given."""
 
@@ -47,6 +49,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+@stops_on_signal("Stopped by a signal; the report is not complete.")
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     from locolab.envs import MissingAssetError, resolve_device

@@ -21,9 +21,9 @@ given.
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
 
+from locolab.stop_signal import stops_on_signal
 from locolab.train_arguments import FRONTENDS, check_arguments
 
 DEFAULT_TASK = "LocoLab-Velocity-Flat-Go2"
@@ -65,25 +65,19 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return parser.parse_intermixed_args(argv)  # overrides may come before and after options
 
 
+@stops_on_signal("Stopped at once by a signal; the checkpoints written before it are complete.")
 def main(argv: list[str] | None = None) -> int:
-    """Train, with SIGTERM stopping like Ctrl-C outside the training loop (whose own handler finishes the iteration
-    first): a signal during start-up, or a second one during shutdown, stops at once with one line and exit code 130
-    instead of a traceback (SIGTERM's default would also skip stopping the simulation processes)."""
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    """Train. A SIGTERM is Ctrl-C here (locolab.stop_signal): the training loop's own handler finishes the iteration
+    first; one during start-up, or a second during shutdown, stops at once with one line and exit code 130."""
+    args = parse_args(argv)
     try:
-        args = parse_args(argv)
-        try:
-            check_arguments(args)
-        except ValueError as error:
-            print(f"error: {error}", file=sys.stderr)
-            return 2
-        from locolab.training import train  # after the checks: importing Isaac Lab takes seconds
+        check_arguments(args)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    from locolab.training import train  # after the checks: importing Isaac Lab takes seconds
 
-        return train(args)
-    except KeyboardInterrupt:
-        print("[LocoLab] Stopped at once by a signal; the checkpoints written before it are complete.",
-              file=sys.stderr, flush=True)
-        return 130
+    return train(args)
 
 
 if __name__ == "__main__":

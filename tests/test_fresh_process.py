@@ -1,5 +1,6 @@
 """A fresh process gives back its function's result or exception, and an interrupt ends it at once (train.py's
-SIGTERM during the walking gate waited about two minutes for the plays in flight)."""
+SIGTERM during the walking gate waited about two minutes for the plays in flight), also in the scripts that stop on
+SIGTERM as on Ctrl-C (locolab.stop_signal)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ import signal
 import threading
 import time
 
+import psutil
 import pytest
+from conftest import kill_script, start_script
 
 from locolab.fresh_process import (TERMINATE_TIMEOUT_S, FreshProcessEnded, end_fresh_processes, in_fresh_process,
                                    map_side_by_side)
@@ -81,3 +84,41 @@ def test_ending_from_another_thread_is_a_clear_error():
         in_fresh_process(time.sleep, SLEEP_S)
     timer.join()
     assert time.monotonic() - started < ENDED_WITHIN_S
+
+
+def _group_alive(group: int) -> bool:
+    try:
+        os.killpg(group, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_sigterm_to_benchmark_ends_its_timed_simulation_at_once():
+    """benchmark.py times its simulation in a fresh process; Python's default SIGTERM ended the script alone and left
+    that process simulating to its end. Now the script exits with one line and code 130, and nothing it started is
+    left (it runs in a session of its own: its process group)."""
+    process = start_script("benchmark.py", "--trainers", "none", "--num_envs", "8", "--sim_steps", "1000000",
+                           "--device", "cpu")
+    try:
+        deadline = time.monotonic() + 120.0
+        while not psutil.Process(process.pid).children():  # the fresh process (or its resource tracker) started
+            assert process.poll() is None and time.monotonic() < deadline, "benchmark.py started no fresh process"
+            time.sleep(0.2)
+        time.sleep(3.0)  # the fresh process builds its simulation
+        started = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=60.0)
+        elapsed = time.monotonic() - started
+        gone_by = time.monotonic() + 3.0  # the resource tracker exits once its parent has
+        while _group_alive(process.pid) and time.monotonic() < gone_by:
+            time.sleep(0.1)
+        assert not _group_alive(process.pid), "a process benchmark.py started outlived it"
+    except BaseException:
+        if _group_alive(process.pid):
+            kill_script(process)
+        raise
+    assert process.returncode == 130, stderr[-2000:]
+    assert stderr.strip().splitlines()[-1] == "[LocoLab] Stopped by a signal; no figures were written."
+    assert "Traceback" not in stderr
+    assert elapsed < ENDED_WITHIN_S, f"the stop took {elapsed:.1f} s"

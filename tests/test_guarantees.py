@@ -348,7 +348,20 @@ def test_a_ppo_checkpoint_resumed_as_sac_or_as_a_recurrent_policy_is_one_line(tm
     assert not logs.exists()
 
 
-def test_sigterm_during_start_up_stops_at_once_with_one_line_and_exit_130(tmp_path, monkeypatch):
+@pytest.fixture
+def unhandled_sigterm_fails():
+    """A SIGTERM that the script under test leaves unhandled fails the test (Python's default would end pytest)."""
+
+    def unhandled(*_):
+        pytest.fail("the script left SIGTERM unhandled: Python's default ends the process without a word")
+
+    previous = signal.signal(signal.SIGTERM, unhandled)
+    yield
+    signal.signal(signal.SIGTERM, previous)
+
+
+def test_sigterm_during_start_up_stops_at_once_with_one_line_and_exit_130(tmp_path, monkeypatch,
+                                                                          unhandled_sigterm_fails):
     """README/docs/reliability.md: train.py's main turns a SIGTERM that lands before training (while the simulation
     processes build their environments) into one line and exit code 130 (tests/test_train.py sends it to a real
     start-up and checks that no simulation process is left)."""
@@ -367,6 +380,25 @@ def test_sigterm_during_start_up_stops_at_once_with_one_line_and_exit_130(tmp_pa
     assert result.stderr.strip().splitlines() == [
         "[LocoLab] Stopped at once by a signal; the checkpoints written before it are complete."]
     assert result.stdout == ""
+
+
+def test_sigterm_during_an_evaluation_stops_with_one_line_and_exit_130(tmp_path, monkeypatch,
+                                                                         unhandled_sigterm_fails):
+    """docs/reliability.md: eval.py stops on SIGTERM as on Ctrl-C (locolab.stop_signal), with one line and exit code
+    130 instead of a traceback (benchmark.py too: tests/test_fresh_process.py sends it to a real run)."""
+    import locolab.runners
+
+    def resolving(path):
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(5.0)  # a checkpoint being read
+        return Path(path)
+
+    monkeypatch.setattr(locolab.runners, "resolve_checkpoint", resolving)
+    result = run_main("eval.py", "--checkpoint", str(tmp_path / "model_1.pt"), "--device", "cpu", "--out",
+                      str(tmp_path / "report"))
+    assert result.returncode == 130
+    assert result.stderr.strip().splitlines() == ["[LocoLab] Stopped by a signal; the report is not complete."]
+    assert not (tmp_path / "report").exists()
 
 
 # --- docs/evaluation.md: every other randomised parameter at the middle of its training range ------------------------
