@@ -67,7 +67,8 @@ SWING_CLEARANCE = {"target_height": 0.08, "weight": 1.0}
 slopes and rough ground to 100 % of the gate's robots and boxes 10 cm to 88 % at iteration 634; weight 2 with a 12 cm
 target crossed boxes with every robot but stalled on stairs up (6 %) and pushed turning and standing onto their bars;
 a 10 cm target (with :data:`STAND_STILL` on) walked forward slower (0.42-0.43 m/s at 884-934), crossed stairs up and
-boxes with 56-62 % (docs/measurements/rough_terrain.md, eighth to eleventh sessions)."""
+boxes with 56-62 %; on 5 cm cells without it, a 10 cm target kept stairs up (100 %) but not boxes (62 %), stairs down
+(69 %) or standing (0.104 m/s) at 634 (docs/measurements/rough_terrain.md, eighth to eleventh and 21st sessions)."""
 STAND_STILL = {"weight": 0.0, "standing_share": 0.02}
 """The rough tasks' standing practice: the stand-still penalty's weight (:mod:`locolab.envs.mdp.stand_still`, the
 joints' summed distance from their defaults under a standing command; off at 0) and the share of commands that ask
