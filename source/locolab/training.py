@@ -37,6 +37,7 @@ from locolab.runners.update_precision import check_update_precision
 from locolab.eval.walking import play_checks
 from locolab.runners.walking_gate import learn_until_walking
 from locolab.runners.warm_start import WarmStartError, warm_start
+from locolab.stop_signal import STOPPED_EXIT_CODE
 from locolab.task_ids import base_task
 from locolab.tasks import AGENT_ENTRY_POINTS, cpu_variant
 from locolab.train_arguments import check_arguments, check_folder_name
@@ -279,7 +280,7 @@ def train_in_run_dir(args: argparse.Namespace, task: str, env_cfg, agent_cfg, re
             else:
                 runner.learn(iterations, init_at_random_ep_len=agent_cfg.init_at_random_ep_len)
         except TrainingInterrupted:
-            return 130
+            return STOPPED_EXIT_CODE
         except NonFiniteUpdateError as error:
             print(f"error: {'; '.join([str(error), *getattr(error, '__notes__', [])])}. Lower "
                   "agent.algorithm.learning_rate or check the task's rewards and observations.", file=sys.stderr)

@@ -38,6 +38,7 @@ from locolab.eval.learning_curve import continued
 from locolab.eval.walking import evaluate_walking, play_checks
 from locolab.run_params import read_run_params
 from locolab.runners.checkpoints import read_checkpoint
+from locolab.stop_signal import STOPPED_EXIT_CODE
 from locolab.task_ids import base_task
 
 from .launcher import run_dirs, start_training, stop_training, train_command
@@ -190,7 +191,7 @@ def _watch(process: subprocess.Popen, report: dict, start: float, log_root: Path
                 return
             continue
         if finished:
-            if process.returncode not in (0, 130):
+            if process.returncode not in (0, STOPPED_EXIT_CODE):
                 raise RuntimeError(f"training failed (exit {process.returncode}); see {log_root / 'train.log'}")
             return
         if (time.time() - start) / 60.0 > max_minutes:
