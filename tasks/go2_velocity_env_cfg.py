@@ -310,6 +310,7 @@ class LocoLabGo2RoughEnvCfg(LocoLabGo2Cfg, UnitreeGo2RoughEnvCfg):
         self.observations.scan = HeightScanCfg()
         self.curriculum.terrain_levels.func = locolab_mdp.terrain_levels_by_type
         self.curriculum.terrain_levels.params["promote_falls"] = True  # Isaac Lab's rule; overridable
+        self.curriculum.terrain_levels.params["promote_distance"] = {}  # half a tile on every type; overridable
         for group in (self.observations.policy, self.observations.critic):  # last in each group
             setattr(group, GAIT_CLOCK_TERM, gait_clock_observation(GAIT_CLOCK["frequency_hz"]))
         setattr(self.rewards, GAIT_CLOCK_REWARD, gait_clock_reward(GAIT_CLOCK["frequency_hz"], GAIT_CLOCK["weight"]))

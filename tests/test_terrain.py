@@ -166,3 +166,26 @@ def test_a_fall_is_promoted_by_isaac_labs_rule_and_not_when_falls_are_not_promot
     env, _ = fake_curriculum_env([5.0], [True], command=0.3)  # asked for 6 m: 5 m is enough not to go down
     up, down = level_moves(env, torch.arange(1), SceneEntityCfg("robot"), promote_falls=False)
     assert up.tolist() == [False] and down.tolist() == [False]
+
+
+def test_a_types_promotion_distance_moves_its_line_and_no_other_types():
+    """``promote_distance={"boxes": 3.0}``: a robot 3.5 m out on a box column goes up, one 3.5 m out on a stairs column
+    does not (half a tile, 4 m, still holds there); a name the terrain lacks is a one-line error that lists the types."""
+    from types import SimpleNamespace
+
+    from isaaclab.managers import SceneEntityCfg
+
+    from locolab.envs.mdp.terrain_levels import level_moves
+
+    env, _ = fake_curriculum_env([3.5, 3.5, 4.5], [False, False, False], command=0.3)
+    generator = env.scene.terrain.cfg.terrain_generator
+    generator.num_cols = 2
+    generator.sub_terrains = {"boxes": SimpleNamespace(proportion=0.5), "stairs": SimpleNamespace(proportion=0.5)}
+    env.scene.terrain.terrain_types = torch.tensor([0, 1, 1])
+    ids = torch.arange(3)
+    up, _ = level_moves(env, ids, SceneEntityCfg("robot"))
+    assert up.tolist() == [False, False, True]
+    up, down = level_moves(env, ids, SceneEntityCfg("robot"), promote_distance={"boxes": 3.0})
+    assert up.tolist() == [True, False, True] and down.tolist() == [False, False, False]
+    with pytest.raises(ValueError, match="promote_distance names box, .*use boxes, stairs"):
+        level_moves(env, ids, SceneEntityCfg("robot"), promote_distance={"box": 3.0})

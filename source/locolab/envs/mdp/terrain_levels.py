@@ -3,7 +3,8 @@
 Isaac Lab's ``terrain_levels_vel`` promotes a robot that walked more than half a tile and demotes one that walked less
 than half of what its command asked; it logs only the mean level over all robots, in which stairs a policy cannot
 climb hide behind slopes it has mastered. :func:`terrain_levels_by_type` runs the same promotion and logs the mean
-level of the robots on each sub-terrain type beside it (TensorBoard: ``Curriculum/terrain_levels/<type>``).
+level of the robots on each sub-terrain type beside it (TensorBoard: ``Curriculum/terrain_levels/<type>``); it can
+promote a type's robots at another distance than half a tile (``promote_distance``), which Isaac Lab's rule cannot.
 """
 
 from __future__ import annotations
@@ -42,16 +43,35 @@ def levels_by_type(generator: TerrainGeneratorCfg, levels: torch.Tensor, columns
     return result
 
 
+def promotion_distances(generator: TerrainGeneratorCfg, columns: torch.Tensor,
+                        promote_distance: dict[str, float]) -> torch.Tensor:
+    """For robots on terrain ``columns``, the distance [m] that promotes each: its sub-terrain type's entry in
+    ``promote_distance``, else half a tile (Isaac Lab's). A name that is not a sub-terrain is a ValueError."""
+    unknown = sorted(set(promote_distance) - set(generator.sub_terrains))
+    if unknown:
+        raise ValueError(f"promote_distance names {', '.join(unknown)}, which the terrain does not have: use "
+                         f"{', '.join(generator.sub_terrains)}.")
+    half_tile = generator.size[0] / 2
+    per_column = [float(promote_distance.get(kind, half_tile)) for kind in column_types(generator)]
+    return torch.tensor(per_column, device=columns.device)[columns]
+
+
 def level_moves(env: ManagerBasedRLEnv, env_ids: Sequence[int], asset_cfg: SceneEntityCfg,
-                promote_falls: bool = True) -> tuple[torch.Tensor, torch.Tensor]:
+                promote_falls: bool = True, promote_distance: dict[str, float] | None = None,
+                ) -> tuple[torch.Tensor, torch.Tensor]:
     """Isaac Lab's ``terrain_levels_vel`` rule, (move_up, move_down) for ``env_ids`` as their episodes end: up past half
     a tile from the origin, down under half the commanded distance. ``promote_falls=False`` promotes no robot whose
-    episode ended in a termination other than a time-out (a fall), however far it got first."""
+    episode ended in a termination other than a time-out (a fall), however far it got first; ``promote_distance``
+    (:func:`promotion_distances`) moves the promotion line of the sub-terrain types it names."""
     asset = env.scene[asset_cfg.name]
     terrain = env.scene.terrain
     command = env.command_manager.get_command("base_velocity")
     distance = torch.linalg.norm(asset.data.root_pos_w.torch[env_ids, :2] - env.scene.env_origins[env_ids, :2], dim=1)
-    move_up = distance > terrain.cfg.terrain_generator.size[0] / 2
+    if promote_distance:
+        generator = terrain.cfg.terrain_generator
+        move_up = distance > promotion_distances(generator, terrain.terrain_types[env_ids], promote_distance)
+    else:
+        move_up = distance > terrain.cfg.terrain_generator.size[0] / 2
     if not promote_falls:
         move_up &= ~env.termination_manager.terminated[env_ids]
     move_down = distance < torch.linalg.norm(command[env_ids, :2], dim=1) * env.max_episode_length_s * 0.5
@@ -60,13 +80,14 @@ def level_moves(env: ManagerBasedRLEnv, env_ids: Sequence[int], asset_cfg: Scene
 
 def terrain_levels_by_type(env: ManagerBasedRLEnv, env_ids: Sequence[int],
                            asset_cfg: SceneEntityCfg = SceneEntityCfg("robot"),
-                           promote_falls: bool = True) -> dict[str, float]:
+                           promote_falls: bool = True, promote_distance: dict[str, float] | None = None,
+                           ) -> dict[str, float]:
     """Isaac Lab's ``terrain_levels_vel`` (the same promotion and demotion), returning the levels by type.
     ``promote_falls=False`` (:func:`level_moves`): Isaac Lab promotes a robot that got half a tile away and then fell,
-    which the terrain sweep counts as a failure."""
+    which the terrain sweep counts as a failure. ``promote_distance``: {sub-terrain: metres} that promote there."""
     terrain = env.scene.terrain
-    if promote_falls:
+    if promote_falls and not promote_distance:
         terrain_levels_vel(env, env_ids, asset_cfg)
     else:
-        terrain.update_env_origins(env_ids, *level_moves(env, env_ids, asset_cfg, promote_falls))
+        terrain.update_env_origins(env_ids, *level_moves(env, env_ids, asset_cfg, promote_falls, promote_distance))
     return levels_by_type(terrain.cfg.terrain_generator, terrain.terrain_levels, terrain.terrain_types)
