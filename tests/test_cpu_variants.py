@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 
 import pytest
 import torch
@@ -380,3 +381,23 @@ def test_rough_cpu_runs_are_gated_on_flat_walking_and_the_terrain_tiles(agent, p
     # rough plans are no shorter than flat ones; the rough teacher's is rough PPO's (it shares PPO's schedule)
     plan = cpu_configs("ppo", task=ROUGH)[1] if (agent, phase) == ("roa", "train") else flat_cfg
     assert agent_cfg.max_iterations >= plan.max_iterations
+
+
+@pytest.mark.parametrize(("value", "message"), [
+    ("{boxes:3.0}", None),
+    ("{box:3.0}", "promote_distance names box, which the terrain does not have: use pyramid_stairs"),
+    ("{boxes:0}", "promote_distance[boxes] must be a positive distance in metres, got 0"),
+])
+def test_a_rough_runs_promotion_distances_are_checked_before_any_environment_is_built(value, message):
+    """docs/rough-terrain.md#curriculum: a bad ``promote_distance`` fails in ``configure`` with one line, not inside
+    the simulation at the first episode's end."""
+    from locolab.training import configure
+
+    args = arguments(task=ROUGH, overrides=[f"env.curriculum.terrain_levels.params.promote_distance={value}"])
+    if message is None:
+        env_cfg, _, _ = configure(args, cpu_variant(ROUGH, "ppo", "train"))
+        assert env_cfg.curriculum.terrain_levels.params["promote_distance"] == {"boxes": 3.0}
+    else:
+        with pytest.raises(ValueError, match=re.escape(message)) as error:
+            configure(args, cpu_variant(ROUGH, "ppo", "train"))
+        assert "\n" not in str(error.value)

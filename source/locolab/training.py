@@ -25,7 +25,7 @@ from locolab.distributed import (Rank, RanksDivergedError, from_rank_zero, join,
                                  rank_device, this_rank)
 from locolab.envs import (MissingAssetError, check_assets_offline, check_physics_engine, load_task_cfgs,
                           open_training_env, resolve_device)
-from locolab.envs.mdp import check_dynamics_cfg
+from locolab.envs.mdp import check_dynamics_cfg, check_terrain_curriculum
 from locolab.eval.periodic import check_periodic_eval_cfg, periodic_evaluation
 from locolab.models.squashed_gaussian import ActionBoundsError
 from locolab.runners import (CheckpointError, read_checkpoint, resolve_checkpoint, restore_agent_cfg,
@@ -122,6 +122,7 @@ def configure(args: argparse.Namespace, task: str, rank: Rank = Rank(), trained:
         check_update_precision(agent_cfg.update_precision)
     check_obs_groups(env_cfg, agent_cfg)
     check_dynamics_cfg(env_cfg)
+    check_terrain_curriculum(env_cfg)
     check_physics_engine(env_cfg)
     if getattr(args, "frontend", "torch") == "warp":
         from locolab.envs.warp_frontend import check_warp_frontend  # only then: it loads isaaclab_experimental

@@ -15,4 +15,4 @@ from .dynamics import (
     read_back_held,
 )
 from .observations import dynamics_params, feet_contact, gyro_with_bias
-from .terrain_levels import terrain_levels_by_type
+from .terrain_levels import check_terrain_curriculum, terrain_levels_by_type

@@ -43,14 +43,31 @@ def levels_by_type(generator: TerrainGeneratorCfg, levels: torch.Tensor, columns
     return result
 
 
-def promotion_distances(generator: TerrainGeneratorCfg, columns: torch.Tensor,
-                        promote_distance: dict[str, float]) -> torch.Tensor:
-    """For robots on terrain ``columns``, the distance [m] that promotes each: its sub-terrain type's entry in
-    ``promote_distance``, else half a tile (Isaac Lab's). A name that is not a sub-terrain is a ValueError."""
+def check_promote_distance(generator: TerrainGeneratorCfg, promote_distance: dict[str, float]) -> None:
+    """A ValueError for a ``promote_distance`` that names a type the terrain lacks or holds no positive number."""
     unknown = sorted(set(promote_distance) - set(generator.sub_terrains))
     if unknown:
         raise ValueError(f"promote_distance names {', '.join(unknown)}, which the terrain does not have: use "
                          f"{', '.join(generator.sub_terrains)}.")
+    for name, metres in promote_distance.items():
+        if isinstance(metres, bool) or not isinstance(metres, int | float) or not 0 < metres < float("inf"):
+            raise ValueError(f"promote_distance[{name}] must be a positive distance in metres, got {metres!r}.")
+
+
+def check_terrain_curriculum(env_cfg) -> None:
+    """Refuse a terrain curriculum whose ``promote_distance`` is bad (:func:`check_promote_distance`) before any
+    environment is built: inside the simulation it would stop the run at the first episode's end."""
+    term = getattr(getattr(env_cfg, "curriculum", None), "terrain_levels", None)
+    generator = getattr(getattr(env_cfg.scene, "terrain", None), "terrain_generator", None)
+    if term is not None and generator is not None and term.params.get("promote_distance"):
+        check_promote_distance(generator, term.params["promote_distance"])
+
+
+def promotion_distances(generator: TerrainGeneratorCfg, columns: torch.Tensor,
+                        promote_distance: dict[str, float]) -> torch.Tensor:
+    """For robots on terrain ``columns``, the distance [m] that promotes each: its sub-terrain type's entry in
+    ``promote_distance``, else half a tile (Isaac Lab's)."""
+    check_promote_distance(generator, promote_distance)
     half_tile = generator.size[0] / 2
     per_column = [float(promote_distance.get(kind, half_tile)) for kind in column_types(generator)]
     return torch.tensor(per_column, device=columns.device)[columns]
