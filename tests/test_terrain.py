@@ -136,9 +136,11 @@ def fake_curriculum_env(distances: list[float], terminated: list[bool], command:
     position = origins.clone()
     position[:, 0] = torch.tensor(distances)
     moves = []
-    terrain = SimpleNamespace(cfg=SimpleNamespace(terrain_generator=SimpleNamespace(size=(8.0, 8.0))),
+    generator = SimpleNamespace(size=(8.0, 8.0), num_cols=1, sub_terrains={"flat": SimpleNamespace(proportion=1.0)})
+    terrain = SimpleNamespace(cfg=SimpleNamespace(terrain_generator=generator),
                               update_env_origins=lambda ids, up, down: moves.append((up.tolist(), down.tolist())),
-                              terrain_levels=torch.zeros(count, dtype=torch.long))
+                              terrain_levels=torch.zeros(count, dtype=torch.long),
+                              terrain_types=torch.zeros(count, dtype=torch.long))
     scene = _Scene(robot=SimpleNamespace(data=SimpleNamespace(root_pos_w=SimpleNamespace(torch=position))))
     scene.env_origins, scene.terrain = origins, terrain
     commands = torch.tensor([[command, 0.0, 0.0]] * count)

@@ -84,11 +84,8 @@ def level_moves(env: ManagerBasedRLEnv, env_ids: Sequence[int], asset_cfg: Scene
     terrain = env.scene.terrain
     command = env.command_manager.get_command("base_velocity")
     distance = torch.linalg.norm(asset.data.root_pos_w.torch[env_ids, :2] - env.scene.env_origins[env_ids, :2], dim=1)
-    if promote_distance:
-        generator = terrain.cfg.terrain_generator
-        move_up = distance > promotion_distances(generator, terrain.terrain_types[env_ids], promote_distance)
-    else:
-        move_up = distance > terrain.cfg.terrain_generator.size[0] / 2
+    generator = terrain.cfg.terrain_generator
+    move_up = distance > promotion_distances(generator, terrain.terrain_types[env_ids], promote_distance or {})
     if not promote_falls:
         move_up &= ~env.termination_manager.terminated[env_ids]
     move_down = distance < torch.linalg.norm(command[env_ids, :2], dim=1) * env.max_episode_length_s * 0.5
