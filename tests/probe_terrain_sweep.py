@@ -2,7 +2,7 @@
 
 Each tile's four robots: the first is carried 3.5 m from the centre, the second 2 m, the third is turned upside down
 and dropped on its back (a base contact: a fall), the fourth stands. The line has each robot's farthest distance in its
-first episode, whether it fell, and the sweep's per-tile rows.
+first episode, whether it fell, whether it stopped, and the sweep's per-tile rows.
 """
 
 from __future__ import annotations
@@ -58,8 +58,9 @@ def main() -> None:
                                      seed=0, episodes_per_env=1, log_episodes=True, before_step=script)
         lengths, fell = episode_outcomes(evaluation.episodes(), unwrapped.num_envs, unwrapped.device)
         farthest = tracker.first_episode(lengths)
+        stopped = tracker.stopped(lengths, fell)
         print(json.dumps({"role": role.tolist(), "farthest": farthest.tolist(), "fell": fell.tolist(),
-                          "rows": tile_rows(tiles, farthest, fell, "scripted")}))
+                          "stopped": stopped.tolist(), "rows": tile_rows(tiles, farthest, fell, stopped, "scripted")}))
 
 
 if __name__ == "__main__":

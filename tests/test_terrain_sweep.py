@@ -30,6 +30,9 @@ def test_a_base_carried_3_m_succeeds_one_carried_2_m_fails_and_a_fall_fails(scri
         else:
             assert not fell and farthest < 1.0
     assert [row["success"] for row in scripted["rows"]] == [0.25, 0.25]  # only the 3.5 m robot of each tile
+    # stopped: the robot that stands; not those carried until the end, nor the one that fell
+    assert scripted["stopped"] == [role == 3 for role in scripted["role"]]
+    assert [row["stopped"] for row in scripted["rows"]] == [0.25, 0.25]
     assert [row["terrain"] for row in scripted["rows"]] == ["rough", "boxes"]
 
 
@@ -133,7 +136,7 @@ def test_eval_sweeps_terrain_with_a_rough_teacher_and_its_student(tmp_path):
     assert {(row["policy"], row["terrain"], row["value"]) for row in rows} == {
         (policy, kind, value) for policy in ("roa teacher", "roa student")
         for kind, value in [("rough", 0.06), ("slope_up", 0.2), ("slope_up", 0.3), ("slope_up", 0.4)]}
-    assert all(row["episodes"] == 16 and 0.0 <= row["success"] <= 1.0 for row in rows)
+    assert all(row["episodes"] == 16 and 0.0 <= row["success"] <= 1.0 and 0.0 <= row["stopped"] <= 1.0 for row in rows)
     assert (tmp_path / "report" / "plots" / "terrain.png").exists()
     # the rough gate's parts: the walking checks on flat ground, then tiles judged on their share of crossings
     from locolab.eval.walking import play_summary, terrain_checks
@@ -146,3 +149,17 @@ def test_eval_sweeps_terrain_with_a_rough_teacher_and_its_student(tmp_path):
     assert [verdict["check"] for verdict in verdicts] == ["terrain rough 0.06", "terrain slope_up 0.3"]
     assert all(verdict["success"] == 0.0 for verdict in verdicts)  # 1 s: nobody gets 3 m away
     assert verdicts[0]["failures"] == ["terrain rough 0.06: success 0.00 not >= 0.9"]
+
+
+def test_a_robot_that_fell_is_not_counted_as_stopped_and_the_window_is_the_episodes_last_2_s():
+    """``DistanceTracker.stopped``: still robots stopped unless they fell; a robot that moved 1 m in its last 2 s did
+    not; one still only after its first episode ended (length 50 of 300 steps) is judged on its episode."""
+    from types import SimpleNamespace
+
+    from locolab.eval.terrain_sweep import DistanceTracker
+
+    tracker = DistanceTracker(SimpleNamespace(step_dt=0.02))
+    for step in range(300):  # robots: still, still and fell, moving to the end, moving only until step 50
+        tracker.positions.append(torch.tensor([[0.0, 0.0], [0.0, 0.0], [step / 100, 0.0], [min(step, 50) / 50, 0.0]]))
+    lengths, fell = torch.tensor([math.inf, 40, 300, 50]), torch.tensor([False, True, False, False])
+    assert tracker.stopped(lengths, fell).tolist() == [True, False, False, False]

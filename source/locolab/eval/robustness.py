@@ -124,8 +124,9 @@ def terrain_rows(checkpoints: list[Path], tiles: list, device: str, seed: int, p
             evaluation = evaluate_policy(runner.env, actor, int(unwrapped.max_episode_length), alg=runner.alg,
                                          seed=seed, episodes_per_env=1, log_episodes=True, before_step=tracker)
             lengths, fell = episode_outcomes(evaluation.episodes(), unwrapped.num_envs, unwrapped.device)
+            farthest, stopped = tracker.first_episode(lengths), tracker.stopped(lengths, fell)
             rows += [{**row, "checkpoint": str(choice.checkpoint)}
-                     for row in tile_rows(tiles, tracker.first_episode(lengths), fell, choice.label)]
+                     for row in tile_rows(tiles, farthest, fell, stopped, choice.label)]
     return rows
 
 

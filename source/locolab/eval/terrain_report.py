@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .report import markdown_table, policies, teacher_of, write_results_csv
-from .terrain_sweep import SUCCESS_DISTANCE, TERRAIN_TYPES
+from .terrain_sweep import STOP_DISTANCE, STOP_SECONDS, SUCCESS_DISTANCE, TERRAIN_TYPES
 
 AXIS = {"step_height_range": "riser [m]", "slope_range": "rise over run", "grid_height_range": "box height [m]",
         None: "noise [m]"}
@@ -46,6 +46,8 @@ def terrain_table(rows: list[dict]) -> list[dict]:
         at = {row["policy"]: row for row in rows if row["terrain"] == kind and row["value"] == value}
         for policy, row in at.items():
             entry[f"{policy} success"] = row["success"]
+            if "stopped" in row:
+                entry[f"{policy} stopped"] = row["stopped"]
             teacher = teacher_of(policy, rows)
             if policy.split(" #")[0].endswith("student") and teacher in at:
                 reference = at[teacher]["success"]
@@ -62,7 +64,9 @@ def write_terrain_report(rows: list[dict], out_dir: Path) -> Path:
     lines = ["# LocoLab terrain evaluation", "",
              "Policies: " + "; ".join(f"{policy} (`{path}`)" for policy, path in checkpoints) + ".", "",
              f"Each tile: {int(rows[0]['episodes'])} robots commanded 0.5 m/s forward from its centre; success: at "
-             f"least {SUCCESS_DISTANCE:g} m from the centre without a fall.", "", "![terrain](plots/terrain.png)", "",
+             f"least {SUCCESS_DISTANCE:g} m from the centre without a fall; stopped: no fall, and less than "
+             f"{STOP_DISTANCE:g} m moved in its last {STOP_SECONDS:g} s (crossed or not).", "",
+             "![terrain](plots/terrain.png)", "",
              *markdown_table(terrain_table(rows))]
     path = out_dir / "report.md"
     path.write_text("\n".join(lines) + "\n")

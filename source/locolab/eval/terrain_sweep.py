@@ -34,6 +34,10 @@ TERRAIN_TYPES = {
     "rough": ("random_rough", None, (0.06,)),
 }
 """Type: (the training terrain's sub-terrain, its difficulty parameter (a range, held at one value), the values)."""
+STOP_SECONDS = 2.0
+STOP_DISTANCE = 0.1
+"""A robot that ends its episode without a fall having moved less than this [m] in its last :data:`STOP_SECONDS`
+stopped (crossed or not): on boxes the failures are robots that stall before an edge, not falls."""
 SWEEP_BORDER = 10.0
 """Flat ground around the sweep's tiles [m]: robots that walk off the outer tiles keep walking."""
 
@@ -118,15 +122,29 @@ def crossed(farthest: torch.Tensor, fell: torch.Tensor) -> torch.Tensor:
 
 class DistanceTracker:
     """Each robot's farthest distance from its tile's centre during its first episode (call it before each step;
-    :meth:`first_episode` then limits it to the steps before that episode ended)."""
+    :meth:`first_episode` then limits it to the steps before that episode ended), and whether it stopped
+    (:meth:`stopped`)."""
 
     def __init__(self, env) -> None:
         self.env = env
         self.distances: list[torch.Tensor] = []
+        self.positions: list[torch.Tensor] = []
 
     def __call__(self) -> None:
-        position = self.env.scene["robot"].data.root_pos_w.torch[:, :2]
-        self.distances.append(torch.linalg.norm(position - self.env.scene.env_origins[:, :2], dim=1).clone())
+        position = self.env.scene["robot"].data.root_pos_w.torch[:, :2].clone()
+        self.positions.append(position)
+        self.distances.append(torch.linalg.norm(position - self.env.scene.env_origins[:, :2], dim=1))
+
+    def stopped(self, lengths: torch.Tensor, fell: torch.Tensor) -> torch.Tensor:
+        """Robots that did not fall and moved less than :data:`STOP_DISTANCE` in the last :data:`STOP_SECONDS` of
+        their first episode (of ``lengths`` actions; an episode still running counts to the last recorded step)."""
+        positions = torch.stack(self.positions)  # [steps, envs, 2]
+        window = round(STOP_SECONDS / self.env.step_dt)
+        last = (lengths.clamp(max=len(positions)) - 1).long().clamp(min=0)
+        first = (last - window).clamp(min=0)
+        envs = torch.arange(positions.shape[1], device=positions.device)
+        moved = torch.linalg.norm(positions[last, envs] - positions[first, envs], dim=1)
+        return ~fell & (moved < STOP_DISTANCE)
 
     def first_episode(self, lengths: torch.Tensor) -> torch.Tensor:
         """Farthest distance per robot before each of its first episode's ``lengths`` actions (the state an episode
@@ -136,12 +154,15 @@ class DistanceTracker:
         return torch.where(steps < lengths.unsqueeze(0), distances, 0.0).amax(dim=0)
 
 
-def tile_rows(tiles: list[TerrainTile], farthest: torch.Tensor, fell: torch.Tensor, label: str) -> list[dict]:
-    """One results row per tile: success rate, fall rate, mean farthest distance."""
+def tile_rows(tiles: list[TerrainTile], farthest: torch.Tensor, fell: torch.Tensor, stopped: torch.Tensor,
+              label: str) -> list[dict]:
+    """One results row per tile: success rate, fall rate, share stopped (:meth:`DistanceTracker.stopped`), mean
+    farthest distance."""
     success = crossed(farthest, fell)
     return [{"policy": label, "sweep": "terrain", "terrain": tile.kind, "value": tile.value,
              "episodes": tile.stop - tile.start, "success": float(success[tile.start:tile.stop].float().mean()),
              "fall": float(fell[tile.start:tile.stop].float().mean()),
+             "stopped": float(stopped[tile.start:tile.stop].float().mean()),
              "farthest": float(farthest[tile.start:tile.stop].mean())} for tile in tiles]
 
 
