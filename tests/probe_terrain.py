@@ -3,7 +3,8 @@
 Each robot starts on its tile's centre (Isaac Lab's terrain origin, at the tile's platform height) and holds its
 default pose for a second: the line has each base's height above its origin, the terminations, the origins'
 heights (pits of inverted stairs and slopes lie below zero) and each foot's clearance as the swing-clearance reward
-reads it (the height scanner's ground below the foot), the cell of the heightfield the engine collides [m], and the
+reads it (the height scanner's ground below the foot), the feet's summed vertical contact normal force and the
+foot-stumble penalty's value (what leans past 1:1), the cell of the heightfield the engine collides [m], and the
 size of MuJoCo's model and whether MuJoCo C's worlds share it.
 """
 
@@ -30,6 +31,7 @@ def main() -> None:
 
     from locolab.assets import GO2_SPEC
     from locolab.envs import load_task_cfgs, open_env
+    from locolab.envs.mdp.foot_stumble import foot_stumble
     from locolab.envs.mdp.swing_clearance import foot_clearance
 
     env_cfg, _ = load_task_cfgs(TASK, num_envs=args.num_envs, device="cpu", seed=0)
@@ -47,12 +49,17 @@ def main() -> None:
         origins = unwrapped.scene.env_origins
         heights = unwrapped.scene["robot"].data.root_pos_w.torch[:, 2] - origins[:, 2]
         clearance = foot_clearance(unwrapped, GO2_SPEC.foot_radius, SceneEntityCfg("height_scanner"))
+        feet = SceneEntityCfg("contact_forces", body_names=".*_foot")
+        feet.resolve(unwrapped.scene)
+        normals = unwrapped.scene.sensors["contact_forces"].data.net_normal_forces_w.torch[:, feet.body_ids]
+        stumble = foot_stumble(unwrapped, 1.0, GO2_SPEC.total_mass() * 9.81, feet)
         model = NewtonManager._solver.mj_model  # MuJoCo's model of the scene: its hfield as both engines collide it
         cells = [[2 * model.hfield_size[i, 0] / (model.hfield_ncol[i] - 1),
                   2 * model.hfield_size[i, 1] / (model.hfield_nrow[i] - 1)] for i in range(model.nhfield)]
         print(json.dumps({"engine": args.engine, "heights": heights.tolist(), "terminated": terminated.tolist(),
                           "origins_z": origins[:, 2].tolist(), "hfield_cells": cells,
-                          "foot_clearance": clearance.tolist(), "model_bytes": model.nbuffer,
+                          "foot_clearance": clearance.tolist(), "feet_normal_z": normals[..., 2].sum(1).tolist(),
+                          "foot_stumble": stumble.tolist(), "weight": GO2_SPEC.total_mass() * 9.81, "model_bytes": model.nbuffer,
                           "shares_world_model": getattr(NewtonManager._solver, "shares_world_model", None),
                           "levels": unwrapped.scene.terrain.terrain_levels.tolist(),
                           "columns": unwrapped.scene.terrain.terrain_types.tolist()}))

@@ -61,6 +61,21 @@ def test_standing_feet_read_a_clearance_near_zero_where_the_tile_is_flat(standin
     assert checked >= 8
 
 
+def test_standing_feet_carry_the_robot_on_vertical_contact_normals_and_no_stumble(standing):
+    """The contact sensor's normal forces, which the foot-stumble penalty reads (:mod:`locolab.envs.mdp.foot_stumble`),
+    are filled in by the engine: on the flat-centred tiles the feet's vertical normals carry the robot's weight (within
+    15 %) and none leans past 1:1, so a standing robot pays nothing."""
+    from locolab.envs.mdp.terrain_levels import column_types
+    from locolab.tasks.go2_velocity_cpu_env_cfg import LocoLabGo2RoughEnvCfg_CPU
+
+    types = column_types(LocoLabGo2RoughEnvCfg_CPU().scene.terrain.terrain_generator)
+    flat = [i for i, column in enumerate(standing["columns"]) if types[column] != "random_rough"]
+    assert len(flat) >= 8
+    for i in flat:
+        assert standing["feet_normal_z"][i] == pytest.approx(standing["weight"], rel=0.15), (i, standing)
+        assert standing["foot_stumble"][i] < 0.01, (i, standing)
+
+
 @pytest.fixture(scope="module")
 def rough_roa() -> dict:
     return probe_report("tests/probe_rough_roa.py")
