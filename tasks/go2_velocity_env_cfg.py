@@ -31,6 +31,7 @@ from locolab.envs import mdp as locolab_mdp
 from locolab.envs.delayed_dc_motor import DelayedDCMotorCfg
 from locolab.envs.mdp.foot_stumble import FOOT_STUMBLE_REWARD, foot_stumble_reward
 from locolab.envs.mdp.gait_clock import GAIT_CLOCK_REWARD, GAIT_CLOCK_TERM, gait_clock_observation, gait_clock_reward
+from locolab.envs.mdp.stall import STALLED_TERMINATION, stalled_termination
 from locolab.envs.mdp.stand_still import STAND_STILL_REWARD, stand_still_reward
 from locolab.envs.mdp.swing_clearance import SWING_CLEARANCE_REWARD, swing_clearance_reward
 from locolab.envs.metrics import DynamicsMetricsCfg
@@ -86,6 +87,11 @@ stop in front of a box side. At -5 from a fresh start it slowed the curriculum (
 4.78-4.86), missed the flat forward check at 634 and 684 and crossed stairs up 10 cm with no robot and boxes 10 cm with
 44 %, so it stays off (``env.rewards.foot_stumble.weight=-5.0`` turns it on; docs/measurements/rough_terrain.md,
 twenty-third session)."""
+STALLED = {"seconds": 0.0, "distance": 0.1, "min_speed": 0.2}
+"""The rough tasks' end for stalled robots (:mod:`locolab.envs.mdp.stall`: under a linear command above ``min_speed``
+[m/s], less than ``distance`` [m] covered in ``seconds``; a time-out; off at 0 s): a lever against the robots that stay
+stopped in front of a box side for the rest of their episode (``env.terminations.stalled.params.seconds=3.0`` turns it
+on)."""
 HISTORY_LENGTH = 50
 """Steps of the proprioceptive history (``policy`` observations, oldest first) that ROA's adaptation module reads:
 1 s at 50 Hz."""
@@ -328,6 +334,7 @@ class LocoLabGo2RoughEnvCfg(LocoLabGo2Cfg, UnitreeGo2RoughEnvCfg):
         setattr(self.rewards, STAND_STILL_REWARD, stand_still_reward(STAND_STILL["weight"]))
         stumble = foot_stumble_reward(FOOT_STUMBLE["weight"], FOOT_STUMBLE["ratio"], GO2_SPEC.total_mass())
         setattr(self.rewards, FOOT_STUMBLE_REWARD, stumble)
+        setattr(self.terminations, STALLED_TERMINATION, stalled_termination(**STALLED))
         self.commands.base_velocity.rel_standing_envs = STAND_STILL["standing_share"]
 
 

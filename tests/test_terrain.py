@@ -4,6 +4,8 @@ what PPO-ROA's teacher and blind student see of it."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 import torch
 
@@ -44,36 +46,53 @@ def test_the_engine_collides_stair_risers_one_5cm_cell_wide(standing):
         assert cell == pytest.approx(0.05, abs=1e-3)
 
 
+def flat_centred(standing: dict) -> list[int]:
+    """The probe's robots on tiles with a flat centre (every type but random noise): at least 8 of its 16."""
+    from locolab.envs.mdp.terrain_levels import column_types
+    from locolab.tasks.go2_velocity_cpu_env_cfg import LocoLabGo2RoughEnvCfg_CPU
+
+    types = column_types(LocoLabGo2RoughEnvCfg_CPU().scene.terrain.terrain_generator)
+    robots = [i for i, column in enumerate(standing["columns"]) if types[column] != "random_rough"]
+    assert len(robots) >= 8, standing["columns"]
+    return robots
+
+
 def test_standing_feet_read_a_clearance_near_zero_where_the_tile_is_flat(standing):
     """Standing feet touch the ground the height scanner sees (:func:`locolab.envs.mdp.swing_clearance.foot_clearance`:
     its nearest ray below each foot, the swing-clearance reward's view): on the tiles' flat centres (every type but
     random noise) each foot's lowest point within 1 cm of it. MuJoCo C once held the feet 2 cm above its heightfield
     (Newton's contact gaps, :meth:`locolab.envs.mujoco_c.SolverMuJoCoC._update_geom_properties`)."""
-    from locolab.envs.mdp.terrain_levels import column_types
-    from locolab.tasks.go2_velocity_cpu_env_cfg import LocoLabGo2RoughEnvCfg_CPU
-
-    types = column_types(LocoLabGo2RoughEnvCfg_CPU().scene.terrain.terrain_generator)
-    checked = 0
-    for column, clearance in zip(standing["columns"], standing["foot_clearance"]):
-        if types[column] != "random_rough":
-            assert max(abs(value) for value in clearance) < 0.01, (types[column], clearance)
-            checked += 1
-    assert checked >= 8
+    for i in flat_centred(standing):
+        assert max(abs(value) for value in standing["foot_clearance"][i]) < 0.01, (i, standing["foot_clearance"][i])
 
 
 def test_standing_feet_carry_the_robot_on_vertical_contact_normals_and_no_stumble(standing):
     """The contact sensor's normal forces, which the foot-stumble penalty reads (:mod:`locolab.envs.mdp.foot_stumble`),
     are filled in by the engine: on the flat-centred tiles the feet's vertical normals carry the robot's weight (within
     15 %) and none leans past 1:1, so a standing robot pays nothing."""
-    from locolab.envs.mdp.terrain_levels import column_types
-    from locolab.tasks.go2_velocity_cpu_env_cfg import LocoLabGo2RoughEnvCfg_CPU
-
-    types = column_types(LocoLabGo2RoughEnvCfg_CPU().scene.terrain.terrain_generator)
-    flat = [i for i, column in enumerate(standing["columns"]) if types[column] != "random_rough"]
-    assert len(flat) >= 8
-    for i in flat:
+    for i in flat_centred(standing):
         assert standing["feet_normal_z"][i] == pytest.approx(standing["weight"], rel=0.15), (i, standing)
         assert standing["foot_stumble"][i] < 0.01, (i, standing)
+
+
+def test_no_robot_times_out_while_the_end_for_stalled_robots_is_off(standing):
+    """Off by default (:data:`locolab.tasks.go2_velocity_env_cfg.STALLED`): robots that stand still for their probe's
+    second under commands to walk are not ended."""
+    assert any(math.hypot(*command[:2]) > 0.5 for command in standing["commands"]), standing["commands"]
+    assert standing["timed_out_at"] == [0] * len(standing["commands"])
+
+
+def test_the_end_for_stalled_robots_times_out_each_robot_that_stands_under_a_command_to_walk():
+    """With ``stalled.params.seconds`` at 0.5 (:mod:`locolab.envs.mdp.stall`), each robot standing under a linear
+    command above 0.2 m/s ends as a time-out (truncated, not terminated) within its probe's second but not before 25
+    steps after its first (later where it settled more than 0.1 m at first), and no other robot does."""
+    report = probe_report("tests/probe_terrain.py", "--stall_seconds", "0.5")
+    walking = [math.hypot(*command[:2]) > 0.2 for command in report["commands"]]
+    assert any(walking) and not all(walking), report["commands"]
+    for walks, step in zip(walking, report["timed_out_at"]):
+        assert 26 <= step <= 50 if walks else step == 0, (report["commands"], report["timed_out_at"])
+    assert report["timed_out_at"].count(26) >= sum(walking) // 2, report["timed_out_at"]
+    assert not any(report["terminated"])
 
 
 @pytest.fixture(scope="module")
