@@ -1,8 +1,8 @@
 """Foot stumble: the feet pushing against a face (a box side, a riser) instead of standing on the ground.
 
 On 10 cm box grids blind PPO's robots that stop do not fall: they tread in place or stand with a foot pressed
-against a box side, the feet's horizontal contact force 0.3-0.9 of their vertical one over their last 2 s, where the
-robots that walk on keep it at 0.15 (docs/measurements/rough_terrain.md, twenty-third session). legged_gym's
+against a box side, a foot's horizontal contact force up to 0.8-0.9 of its vertical one over their last 2 s, where
+the robots that walk on keep it at 0.14-0.20 (docs/measurements/rough_terrain.md, twenty-third session). legged_gym's
 ``feet_stumble`` counts a foot whose horizontal force exceeds five times its vertical one; this term pays by how much
 a foot's horizontal *normal* force exceeds ``ratio`` times its vertical normal force (friction left out, so slipping
 on flat ground or standing on a slope below ``atan(ratio)`` costs nothing), in units of ``reference_force``.
@@ -25,7 +25,8 @@ STANDARD_GRAVITY = 9.81
 
 
 def face_push(normal_forces: torch.Tensor, ratio: float) -> torch.Tensor:
-    """[N, F] how far each contact normal force [N, F, 3] leans past ``ratio`` (horizontal over vertical) [N]."""
+    """[N, F] by how many newtons each contact normal force [N, F, 3] leans past ``ratio`` (horizontal over
+    vertical)."""
     return (torch.linalg.norm(normal_forces[..., :2], dim=-1) - ratio * normal_forces[..., 2].abs()).clamp(min=0.0)
 
 
