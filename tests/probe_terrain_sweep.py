@@ -58,9 +58,10 @@ def main() -> None:
                                      seed=0, episodes_per_env=1, log_episodes=True, before_step=script)
         lengths, fell = episode_outcomes(evaluation.episodes(), unwrapped.num_envs, unwrapped.device)
         farthest = tracker.first_episode(lengths)
-        stopped = tracker.stopped(lengths, fell)
+        stopped, peak_speed = tracker.stopped(lengths, fell), tracker.peak_speed(lengths)
         print(json.dumps({"role": role.tolist(), "farthest": farthest.tolist(), "fell": fell.tolist(),
-                          "stopped": stopped.tolist(), "rows": tile_rows(tiles, farthest, fell, stopped, "scripted")}))
+                          "stopped": stopped.tolist(), "peak_speed": peak_speed.tolist(),
+                          "rows": tile_rows(tiles, farthest, fell, stopped, peak_speed, "scripted")}))
 
 
 if __name__ == "__main__":

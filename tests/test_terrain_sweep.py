@@ -34,6 +34,12 @@ def test_a_base_carried_3_m_succeeds_one_carried_2_m_fails_and_a_fall_fails(scri
     assert scripted["stopped"] == [role == 3 for role in scripted["role"]]
     assert [row["stopped"] for row in scripted["rows"]] == [0.25, 0.25]
     assert [row["terrain"] for row in scripted["rows"]] == ["rough", "boxes"]
+    # peak speed: the carried robots at their carrying speed (3.5 m and 2 m in 3 s), the standing one near 0
+    for role, peak in zip(scripted["role"], scripted["peak_speed"]):
+        if role in (0, 1):
+            assert peak == pytest.approx({0: 3.5, 1: 2.0}[role] / 3.0, abs=0.03)
+        elif role == 3:
+            assert peak < 0.1
 
 
 def test_the_rule_itself():
@@ -103,15 +109,16 @@ def test_eval_refuses_a_bad_terrain_request_in_one_line_before_loading_anything(
 
 def test_the_report_compares_the_student_with_its_teacher(tmp_path):
     rows = [{"policy": policy, "checkpoint": "run/model_9.pt", "sweep": "terrain", "terrain": "stairs_up",
-             "value": value, "episodes": 16, "success": success, "fall": 0.0, "farthest": 3.0}
+             "value": value, "episodes": 16, "success": success, "fall": 0.0, "farthest": 3.0, "peak_speed": 0.625}
             for policy, value, success in [("roa teacher", 0.1, 1.0), ("roa student", 0.1, 0.875),
                                            ("roa teacher", 0.12, 0.0), ("roa student", 0.12, 0.5)]]
     table = terrain_table(rows)
     assert table[0]["roa student / teacher"] == pytest.approx(0.875)
+    assert table[0]["roa teacher peak m/s"] == 0.625
     assert math.isnan(table[1]["roa student / teacher"])  # no share of a teacher that never succeeded
     report = write_terrain_report(rows, tmp_path)
     assert (tmp_path / "plots" / "terrain.png").stat().st_size > 1000
-    assert "| stairs_up | 0.1 | 1 | 0.875 | 0.875 |" in report.read_text()
+    assert "| stairs_up | 0.1 | 1 | 0.625 | 0.875 | 0.625 | 0.875 |" in report.read_text()
 
 
 @pytest.mark.slow
@@ -163,3 +170,20 @@ def test_a_robot_that_fell_is_not_counted_as_stopped_and_the_window_is_the_episo
         tracker.positions.append(torch.tensor([[0.0, 0.0], [0.0, 0.0], [step / 100, 0.0], [min(step, 50) / 50, 0.0]]))
     lengths, fell = torch.tensor([math.inf, 40, 300, 50]), torch.tensor([False, True, False, False])
     assert tracker.stopped(lengths, fell).tolist() == [True, False, False, False]
+
+
+def test_the_peak_speed_is_the_fastest_second_of_the_first_episode_only():
+    """``DistanceTracker.peak_speed``: a robot at 0.5 m/s peaks at 0.5; one that runs 1.5 m/s for 1.5 s peaks at 1.5;
+    one whose sprint comes after its first episode ended (length 100) peaks at its walk, 0.5; an episode shorter
+    than the 1 s window gives 0."""
+    from types import SimpleNamespace
+
+    from locolab.eval.terrain_sweep import DistanceTracker
+
+    tracker, x = DistanceTracker(SimpleNamespace(step_dt=0.02)), torch.zeros(4)
+    for step in range(300):
+        tracker.positions.append(torch.stack([x, torch.zeros(4)], dim=1).clone())
+        sprint = 1.5 if 100 <= step < 175 else 0.5
+        x = x + 0.02 * torch.tensor([0.5, sprint, sprint, sprint])
+    lengths = torch.tensor([math.inf, 300, 100, 40])
+    assert tracker.peak_speed(lengths).tolist() == pytest.approx([0.5, 1.5, 0.5, 0.0], abs=1e-4)

@@ -126,7 +126,7 @@ def terrain_rows(checkpoints: list[Path], tiles: list, device: str, seed: int, p
             lengths, fell = episode_outcomes(evaluation.episodes(), unwrapped.num_envs, unwrapped.device)
             farthest, stopped = tracker.first_episode(lengths), tracker.stopped(lengths, fell)
             rows += [{**row, "checkpoint": str(choice.checkpoint)}
-                     for row in tile_rows(tiles, farthest, fell, stopped, choice.label)]
+                     for row in tile_rows(tiles, farthest, fell, stopped, tracker.peak_speed(lengths), choice.label)]
     return rows
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .report import markdown_table, policies, teacher_of, write_results_csv
-from .terrain_sweep import STOP_DISTANCE, STOP_SECONDS, SUCCESS_DISTANCE, TERRAIN_TYPES
+from .terrain_sweep import PEAK_SECONDS, STOP_DISTANCE, STOP_SECONDS, SUCCESS_DISTANCE, TERRAIN_TYPES
 
 AXIS = {"step_height_range": "riser [m]", "slope_range": "rise over run", "grid_height_range": "box height [m]",
         None: "noise [m]"}
@@ -48,6 +48,8 @@ def terrain_table(rows: list[dict]) -> list[dict]:
             entry[f"{policy} success"] = row["success"]
             if "stopped" in row:
                 entry[f"{policy} stopped"] = row["stopped"]
+            if "peak_speed" in row:
+                entry[f"{policy} peak m/s"] = row["peak_speed"]
             teacher = teacher_of(policy, rows)
             if policy.split(" #")[0].endswith("student") and teacher in at:
                 reference = at[teacher]["success"]
@@ -65,7 +67,8 @@ def write_terrain_report(rows: list[dict], out_dir: Path) -> Path:
              "Policies: " + "; ".join(f"{policy} (`{path}`)" for policy, path in checkpoints) + ".", "",
              f"Each tile: {int(rows[0]['episodes'])} robots commanded 0.5 m/s forward from its centre; success: at "
              f"least {SUCCESS_DISTANCE:g} m from the centre without a fall; stopped: no fall, and less than "
-             f"{STOP_DISTANCE:g} m moved in its last {STOP_SECONDS:g} s (crossed or not).", "",
+             f"{STOP_DISTANCE:g} m moved in its last {STOP_SECONDS:g} s (crossed or not); peak m/s: the tile's mean of each "
+             f"robot's fastest {PEAK_SECONDS:g} s.", "",
              "![terrain](plots/terrain.png)", "",
              *markdown_table(terrain_table(rows))]
     path = out_dir / "report.md"

@@ -38,6 +38,9 @@ STOP_SECONDS = 2.0
 STOP_DISTANCE = 0.1
 """A robot that ends its episode without a fall having moved less than this [m] in its last :data:`STOP_SECONDS`
 stopped (crossed or not): on boxes the failures are robots that stall before an edge, not falls."""
+PEAK_SECONDS = 1.0
+"""Window [s] of a robot's peak speed: its highest distance covered in this long during its first episode, per
+second (under the 0.5 m/s command a policy that runs down a staircase at 1.5 m/s tumbles; this shows it)."""
 SWEEP_BORDER = 10.0
 """Flat ground around the sweep's tiles [m]: robots that walk off the outer tiles keep walking."""
 
@@ -123,7 +126,7 @@ def crossed(farthest: torch.Tensor, fell: torch.Tensor) -> torch.Tensor:
 class DistanceTracker:
     """Each robot's farthest distance from its tile's centre during its first episode (call it before each step;
     :meth:`first_episode` then limits it to the steps before that episode ended), and whether it stopped
-    (:meth:`stopped`)."""
+    (:meth:`stopped`) and how fast it went at its fastest (:meth:`peak_speed`)."""
 
     def __init__(self, env) -> None:
         self.env = env
@@ -143,6 +146,17 @@ class DistanceTracker:
         moved = torch.linalg.norm(positions[last, envs] - positions[first, envs], dim=1)
         return ~fell & (moved < STOP_DISTANCE)
 
+    def peak_speed(self, lengths: torch.Tensor) -> torch.Tensor:
+        """Each robot's highest mean horizontal speed [m/s] over :data:`PEAK_SECONDS` within its first episode (of
+        ``lengths`` actions); 0 for an episode shorter than the window."""
+        positions = torch.stack(self.positions)  # [steps, envs, 2]
+        window = round(PEAK_SECONDS / self.env.step_dt)
+        if len(positions) <= window:
+            return torch.zeros(positions.shape[1], device=positions.device)
+        speeds = torch.linalg.norm(positions[window:] - positions[:-window], dim=2) / PEAK_SECONDS  # [steps - w, envs]
+        ends = torch.arange(window, len(positions), device=positions.device).unsqueeze(1)  # each window's last step
+        return torch.where(ends < lengths.unsqueeze(0), speeds, 0.0).amax(dim=0)
+
     def first_episode(self, lengths: torch.Tensor) -> torch.Tensor:
         """Farthest distance per robot before each of its first episode's ``lengths`` actions (the state an episode
         ends in is reset away before it can be read)."""
@@ -153,15 +167,16 @@ class DistanceTracker:
 
 
 def tile_rows(tiles: list[TerrainTile], farthest: torch.Tensor, fell: torch.Tensor, stopped: torch.Tensor,
-              label: str) -> list[dict]:
+              peak_speed: torch.Tensor, label: str) -> list[dict]:
     """One results row per tile: success rate, fall rate, share stopped (:meth:`DistanceTracker.stopped`), mean
-    farthest distance."""
+    farthest distance, mean peak speed (:meth:`DistanceTracker.peak_speed`)."""
     success = crossed(farthest, fell)
     return [{"policy": label, "sweep": "terrain", "terrain": tile.kind, "value": tile.value,
              "episodes": tile.stop - tile.start, "success": float(success[tile.start:tile.stop].float().mean()),
              "fall": float(fell[tile.start:tile.stop].float().mean()),
              "stopped": float(stopped[tile.start:tile.stop].float().mean()),
-             "farthest": float(farthest[tile.start:tile.stop].mean())} for tile in tiles]
+             "farthest": float(farthest[tile.start:tile.stop].mean()),
+             "peak_speed": float(peak_speed[tile.start:tile.stop].mean())} for tile in tiles]
 
 
 def episode_outcomes(episodes: list[dict], num_envs: int, device) -> tuple[torch.Tensor, torch.Tensor]:
