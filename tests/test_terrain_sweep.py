@@ -4,6 +4,7 @@ terrain, its tiles, its report, and one-line errors."""
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -11,7 +12,8 @@ import torch
 from conftest import probe_report
 
 from locolab.eval.terrain_report import terrain_table, write_terrain_report
-from locolab.eval.terrain_sweep import TERRAIN_TYPES, crossed, parse_terrain_types, plan_tiles, prepare_terrain_env_cfg
+from locolab.eval.terrain_sweep import (TERRAIN_TYPES, DistanceTracker, crossed, parse_terrain_types, plan_tiles,
+                                        prepare_terrain_env_cfg)
 
 
 @pytest.fixture(scope="module")
@@ -161,10 +163,6 @@ def test_eval_sweeps_terrain_with_a_rough_teacher_and_its_student(tmp_path):
 def test_a_robot_that_fell_is_not_counted_as_stopped_and_the_window_is_the_episodes_last_2_s():
     """``DistanceTracker.stopped``: still robots stopped unless they fell; a robot that moved 1 m in its last 2 s did
     not; one still only after its first episode ended (length 50 of 300 steps) is judged on its episode."""
-    from types import SimpleNamespace
-
-    from locolab.eval.terrain_sweep import DistanceTracker
-
     tracker = DistanceTracker(SimpleNamespace(step_dt=0.02))
     for step in range(300):  # robots: still, still and fell, moving to the end, moving only until step 50
         tracker.positions.append(torch.tensor([[0.0, 0.0], [0.0, 0.0], [step / 100, 0.0], [min(step, 50) / 50, 0.0]]))
@@ -176,10 +174,6 @@ def test_the_peak_speed_is_the_fastest_second_of_the_first_episode_only():
     """``DistanceTracker.peak_speed``: a robot at 0.5 m/s peaks at 0.5; one that runs 1.5 m/s for 1.5 s peaks at 1.5;
     one whose sprint comes after its first episode ended (length 100) peaks at its walk, 0.5; an episode shorter
     than the 1 s window gives 0."""
-    from types import SimpleNamespace
-
-    from locolab.eval.terrain_sweep import DistanceTracker
-
     tracker, x = DistanceTracker(SimpleNamespace(step_dt=0.02)), torch.zeros(4)
     for step in range(300):
         tracker.positions.append(torch.stack([x, torch.zeros(4)], dim=1).clone())

@@ -58,8 +58,9 @@ def open_policy(source: str | Path, task: str | None = None, device: str | None 
                 announce: Callable[[Path, str, str], None] | None = None) -> Iterator[OpenedPolicy]:
     """The policy of checkpoint ``source`` (a file or a run directory: its latest; with ``latest_of_run`` a run
     directory only) on ``task``'s ``-Play`` variant (default: the task it trained on), the environment config first
-    passed to ``configure``; ``announce(checkpoint, phase, policy)`` hears what will play before it is built. Everything that can be checked is checked before the environment is built: a ValueError,
-    CheckpointError or MissingAssetError says what."""
+    passed to ``configure``; ``announce(checkpoint, phase, policy)`` hears what will play before it is built.
+    Everything that can be checked is checked before the environment is built: a ValueError, CheckpointError or
+    MissingAssetError says what."""
     checkpoint = (latest_checkpoint(source) if latest_of_run else resolve_checkpoint(source)).resolve()
     saved = read_checkpoint(checkpoint)
     agent, phase, policy_name = checkpoint_agent(saved, requested, roa_default)

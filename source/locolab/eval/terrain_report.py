@@ -67,8 +67,8 @@ def write_terrain_report(rows: list[dict], out_dir: Path) -> Path:
              "Policies: " + "; ".join(f"{policy} (`{path}`)" for policy, path in checkpoints) + ".", "",
              f"Each tile: {int(rows[0]['episodes'])} robots commanded 0.5 m/s forward from its centre; success: at "
              f"least {SUCCESS_DISTANCE:g} m from the centre without a fall; stopped: no fall, and less than "
-             f"{STOP_DISTANCE:g} m moved in its last {STOP_SECONDS:g} s (crossed or not); peak m/s: the tile's mean of each "
-             f"robot's fastest {PEAK_SECONDS:g} s.", "",
+             f"{STOP_DISTANCE:g} m moved in its last {STOP_SECONDS:g} s (crossed or not); peak m/s: the tile's mean "
+             f"of each robot's fastest {PEAK_SECONDS:g} s.", "",
              "![terrain](plots/terrain.png)", "",
              *markdown_table(terrain_table(rows))]
     path = out_dir / "report.md"

@@ -153,7 +153,7 @@ class DistanceTracker:
         window = round(PEAK_SECONDS / self.env.step_dt)
         if len(positions) <= window:
             return torch.zeros(positions.shape[1], device=positions.device)
-        speeds = torch.linalg.norm(positions[window:] - positions[:-window], dim=2) / PEAK_SECONDS  # [steps - w, envs]
+        speeds = torch.linalg.norm(positions[window:] - positions[:-window], dim=2) / (window * self.env.step_dt)
         ends = torch.arange(window, len(positions), device=positions.device).unsqueeze(1)  # each window's last step
         return torch.where(ends < lengths.unsqueeze(0), speeds, 0.0).amax(dim=0)
 
