@@ -59,8 +59,10 @@ def main() -> None:
         lengths, fell = episode_outcomes(evaluation.episodes(), unwrapped.num_envs, unwrapped.device)
         farthest = tracker.first_episode(lengths)
         stopped, peak_speed = tracker.stopped(lengths, fell), tracker.peak_speed(lengths)
+        tracker.positions = tracker.positions[1:]  # from the first carried pose: the spawn pose is teleported from
+        carried = tracker.peak_speed(lengths - 1)
         print(json.dumps({"role": role.tolist(), "farthest": farthest.tolist(), "fell": fell.tolist(),
-                          "stopped": stopped.tolist(), "peak_speed": peak_speed.tolist(),
+                          "stopped": stopped.tolist(), "peak_speed_carried": carried.tolist(),
                           "rows": tile_rows(tiles, farthest, fell, stopped, peak_speed, "scripted")}))
 
 
