@@ -1,0 +1,140 @@
+"""Each robot's last second before its first fall on one terrain-sweep tile, for one checkpoint; prints JSON lines.
+
+Why policies that read the height scan fall on stairs down where blind PPO walks: the sweep's robots (its tile, its
+forward command, its seed, the mid-range robot) are played and, before every action, each robot's base position,
+gravity in the base frame, body velocity, which bodies touch the ground and the action are kept. One line per fallen
+robot: where it fell (distance from the centre, and on a staircase which step and how far into its tread), its speed,
+pitch and roll, feet on the ground and action size over its last second, and the bodies touching at its last step;
+then one summary line (falls, crossings, medians, and how pitched and how fast the fallen and the walking robots went
+over the steps).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from pathlib import Path
+
+import torch
+
+LAST_SECOND = 50  # steps at 50 Hz
+
+
+def degrees(gravity_component: float) -> float:
+    """The tilt [deg] whose sine is a component of gravity in the base frame (x: nose down, y: rolled)."""
+    return round(math.degrees(math.asin(max(-1.0, min(1.0, gravity_component)))), 1)
+
+
+def median_of(values: torch.Tensor, digits: int) -> float:
+    return round(values.nanmedian().item(), digits)
+
+
+def flight_steps(pos: torch.Tensor, origins: torch.Tensor, lengths: torch.Tensor, stairs) -> torch.Tensor:
+    """[steps, robots]: the first episode's steps a robot spent over the flight of steps (off the platform, before
+    the success distance); every step of the first episode on a tile without steps."""
+    steps = torch.arange(len(pos)).unsqueeze(1)
+    inside = steps < lengths.unsqueeze(0)
+    if stairs is None or not hasattr(stairs, "step_width"):
+        return inside
+    ring = (pos[..., :2] - origins[:, :2]).abs().amax(dim=-1)
+    return inside & (ring > stairs.platform_width / 2 + 0.1) & (ring < 3.0)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--checkpoint", type=Path, required=True)
+    parser.add_argument("--tile", default="stairs_down")
+    parser.add_argument("--value", type=float, default=0.1)
+    parser.add_argument("--robots", type=int, default=16)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--policy", default=None)
+    args = parser.parse_args()
+
+    from locolab.envs import load_task_cfgs, open_env
+    from locolab.eval.evaluate import evaluate_policy
+    from locolab.eval.policy import checkpoint_cfgs
+    from locolab.eval.robustness import policies_to_evaluate
+    from locolab.eval.sweeps import DYNAMICS_EVENT
+    from locolab.eval.terrain_sweep import (TERRAIN_TYPES, DistanceTracker, crossed, episode_outcomes, plan_tiles,
+                                            prepare_terrain_env_cfg)
+    from locolab.runners.build import load_policy
+
+    tiles = plan_tiles([args.tile], robots=args.robots, values={args.tile: (args.value,)})
+    task, chosen = policies_to_evaluate([args.checkpoint], args.policy)
+    choice = chosen[0]
+    env_cfg, _ = load_task_cfgs(task, device="cpu", seed=args.seed)
+    stairs = env_cfg.scene.terrain.terrain_generator.sub_terrains.get(TERRAIN_TYPES[args.tile][0])
+    prepare_terrain_env_cfg(env_cfg, tiles)
+    with open_env(task, env_cfg) as env:
+        unwrapped = env.unwrapped
+        _, agent_cfg = checkpoint_cfgs(task, choice.agent, choice.phase, "cpu")
+        runner, actor = load_policy(env, agent_cfg, choice.checkpoint, choice.policy)
+        unwrapped.event_manager.get_term_cfg(DYNAMICS_EVENT).func.range_scale = 0.0
+        robot, sensor = unwrapped.scene["robot"], unwrapped.scene["contact_forces"]
+        names = list(sensor.body_names)
+        tracker, kept = DistanceTracker(unwrapped), {k: [] for k in ("pos", "grav", "vel", "touch", "action")}
+
+        def before_step() -> None:
+            tracker()
+            kept["pos"].append(robot.data.root_pos_w.torch.clone())
+            kept["grav"].append(robot.data.projected_gravity_b.torch.clone())
+            kept["vel"].append(robot.data.root_lin_vel_b.torch.clone())
+            kept["touch"].append(torch.linalg.norm(sensor.data.net_forces_w.torch, dim=-1) > 1.0)
+
+        def act(obs):
+            action = actor(obs)
+            kept["action"].append(torch.linalg.norm(action, dim=1).clone())
+            return action
+
+        evaluation = evaluate_policy(runner.env, act, int(unwrapped.max_episode_length), alg=runner.alg,
+                                     seed=args.seed, episodes_per_env=1, log_episodes=True, before_step=before_step)
+        lengths, fell = episode_outcomes(evaluation.episodes(), unwrapped.num_envs, unwrapped.device)
+        farthest = tracker.first_episode(lengths)
+        origins = unwrapped.scene.env_origins
+    pos, grav, vel = (torch.stack(kept[k]) for k in ("pos", "grav", "vel"))
+    touch, action = torch.stack(kept["touch"]), torch.stack(kept["action"])
+    feet = [i for i, name in enumerate(names) if name.endswith("_foot")]
+    rows = []
+    for env_id in torch.nonzero(fell).squeeze(1).tolist():
+        last = int(lengths[env_id]) - 1
+        window = slice(max(last - LAST_SECOND + 1, 0), last + 1)
+        offset = (pos[last, env_id] - origins[env_id]).tolist()
+        box_distance = max(abs(offset[0]), abs(offset[1]))  # a pyramid's steps are square rings
+        g = grav[window, env_id]
+        row = {"env": env_id, "time_s": round((last + 1) * unwrapped.step_dt, 2),
+               "distance_m": round(math.hypot(offset[0], offset[1]), 2), "ring_distance_m": round(box_distance, 2),
+               "height_m": round(offset[2], 3),
+               "speed_x_mean_last_s": round(vel[window, env_id, 0].mean().item(), 2),
+               "speed_x_max_last_s": round(vel[window, env_id, 0].max().item(), 2),
+               "nose_down_deg_last_s": [degrees(v) for v in g[::10, 0].tolist() + [g[-1, 0].item()]],
+               "roll_deg_end": degrees(g[-1, 1].item()),
+               "feet_down_mean_last_s": round(touch[window, env_id][:, feet].float().sum(1).mean().item(), 2),
+               "action_norm_mean_last_s": round(action[window, env_id].mean().item(), 2),
+               "touching_end": [names[i] for i in torch.nonzero(touch[last, env_id]).squeeze(1).tolist()
+                                if i not in feet]}
+        if stairs is not None and hasattr(stairs, "step_width"):
+            into = box_distance - stairs.platform_width / 2
+            row["step"], row["into_tread"] = math.floor(into / stairs.step_width) + 1, round(
+                (into % stairs.step_width) / stairs.step_width, 2)
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    success = crossed(farthest, fell)
+    on_steps = flight_steps(pos, origins, lengths, stairs)
+    nose_down, speed = (torch.where(on_steps, values, torch.nan).nanmedian(dim=0).values
+                        for values in (torch.rad2deg(torch.asin(grav[..., 0].clamp(-1, 1))), vel[..., 0]))
+    groups = {"fell": fell, "walked": ~fell}
+    median = (lambda key: sorted(r[key] for r in rows)[len(rows) // 2] if rows else None)
+    print(json.dumps({"checkpoint": str(args.checkpoint), "tile": args.tile, "value": args.value, "robots": args.robots,
+                      "fell": len(rows), "crossed": int(success.sum()), "median_fall_distance_m": median("distance_m"),
+                      "median_speed_last_s": median("speed_x_mean_last_s"),
+                      **{f"on_the_steps_{name}": {"robots": int((chosen & on_steps.any(0)).sum()),
+                                                   "median_nose_down_deg": median_of(nose_down[chosen], 1),
+                                                   "median_speed_x": median_of(speed[chosen], 2)}
+                         for name, chosen in groups.items()},
+                      "step_width": getattr(stairs, "step_width", None),
+                      "platform_width": getattr(stairs, "platform_width", None)}), flush=True)
+
+
+if __name__ == "__main__":
+    main()
