@@ -19,6 +19,7 @@ from pathlib import Path
 import torch
 
 LAST_SECOND = 50  # steps at 50 Hz
+CLIPPED = 1.0  # [N m] a joint's torque counts as clipped this far short of the PD law's
 
 
 def degrees(gravity_component: float) -> float:
@@ -28,6 +29,12 @@ def degrees(gravity_component: float) -> float:
 
 def median_of(values: torch.Tensor, digits: int) -> float:
     return round(values.nanmedian().item(), digits)
+
+
+def clipped_share(clip: torch.Tensor, mask: torch.Tensor, joints: list[str]) -> dict[str, float]:
+    """Each joint's share of the masked [steps, robots] samples with its torque clipped (shares of 5 % or more)."""
+    shares = clip[mask].mean(0).tolist() if mask.any() else []
+    return {joint: round(share, 2) for joint, share in zip(joints, shares) if share >= 0.05}
 
 
 def flight_steps(pos: torch.Tensor, origins: torch.Tensor, lengths: torch.Tensor, stairs) -> torch.Tensor:
@@ -72,8 +79,8 @@ def main() -> None:
         runner, actor = load_policy(env, agent_cfg, choice.checkpoint, choice.policy)
         unwrapped.event_manager.get_term_cfg(DYNAMICS_EVENT).func.range_scale = 0.0
         robot, sensor = unwrapped.scene["robot"], unwrapped.scene["contact_forces"]
-        names = list(sensor.body_names)
-        tracker, kept = DistanceTracker(unwrapped), {k: [] for k in ("pos", "grav", "vel", "touch", "action")}
+        names = list(sensor.sensor_names)
+        tracker, kept = DistanceTracker(unwrapped), {k: [] for k in ("pos", "grav", "vel", "touch", "action", "clip")}
 
         def before_step() -> None:
             tracker()
@@ -81,6 +88,8 @@ def main() -> None:
             kept["grav"].append(robot.data.projected_gravity_b.torch.clone())
             kept["vel"].append(robot.data.root_lin_vel_b.torch.clone())
             kept["touch"].append(torch.linalg.norm(sensor.data.net_forces_w.torch, dim=-1) > 1.0)
+            # the motor model's torque short of what the PD law asked: the torque-speed curve or the effort limit
+            kept["clip"].append((robot.data.computed_torque.torch - robot.data.applied_torque.torch).abs() > CLIPPED)
 
         def act(obs):
             action = actor(obs)
@@ -93,7 +102,8 @@ def main() -> None:
         farthest = tracker.first_episode(lengths)
         origins = unwrapped.scene.env_origins
     pos, grav, vel = (torch.stack(kept[k]) for k in ("pos", "grav", "vel"))
-    touch, action = torch.stack(kept["touch"]), torch.stack(kept["action"])
+    touch, action, clip = torch.stack(kept["touch"]), torch.stack(kept["action"]), torch.stack(kept["clip"]).float()
+    joints = list(robot.joint_names)
     feet = [i for i, name in enumerate(names) if name.endswith("_foot")]
     rows = []
     for env_id in torch.nonzero(fell).squeeze(1).tolist():
@@ -111,6 +121,8 @@ def main() -> None:
                "roll_deg_end": degrees(g[-1, 1].item()),
                "feet_down_mean_last_s": round(touch[window, env_id][:, feet].float().sum(1).mean().item(), 2),
                "action_norm_mean_last_s": round(action[window, env_id].mean().item(), 2),
+               "clipped_share_last_s": {joints[j]: round(share, 2) for j, share in
+                                        enumerate(clip[window, env_id].mean(0).tolist()) if share >= 0.1},
                "touching_end": [names[i] for i in torch.nonzero(touch[last, env_id]).squeeze(1).tolist()
                                 if i not in feet]}
         if stairs is not None and hasattr(stairs, "step_width"):
@@ -130,7 +142,8 @@ def main() -> None:
                       "median_speed_last_s": median("speed_x_mean_last_s"),
                       **{f"on_the_steps_{name}": {"robots": int((chosen & on_steps.any(0)).sum()),
                                                    "median_nose_down_deg": median_of(nose_down[chosen], 1),
-                                                   "median_speed_x": median_of(speed[chosen], 2)}
+                                                   "median_speed_x": median_of(speed[chosen], 2),
+                                                   "clipped_share": clipped_share(clip, on_steps & chosen, joints)}
                          for name, chosen in groups.items()},
                       "step_width": getattr(stairs, "step_width", None),
                       "platform_width": getattr(stairs, "platform_width", None)}), flush=True)
