@@ -2,11 +2,11 @@
 
 Why policies that read the height scan fall on stairs down where blind PPO walks: the sweep's robots (its tile, its
 forward command, its seed, the mid-range robot) are played and, before every action, each robot's base position,
-gravity in the base frame, body velocity, which bodies touch the ground and the action are kept. One line per fallen
-robot: where it fell (distance from the centre, and on a staircase which step and how far into its tread), its speed,
-pitch and roll, feet on the ground and action size over its last second, and the bodies touching at its last step;
-then one summary line (falls, crossings, medians, and how pitched and how fast the fallen and the walking robots went
-over the steps).
+gravity in the base frame, body velocity, which bodies touch the ground, the action and which joints' torques the motor
+model clipped are kept. One line per fallen robot: where it fell (distance from the centre, and on a staircase which
+step and how far into its tread), its speed, pitch and roll, feet on the ground, action size and clipped joints over
+its last second, and the bodies touching at its last step; then one summary line (falls, crossings, medians, and how
+pitched, how fast and how clipped the fallen and the walking robots went over the steps).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ def degrees(gravity_component: float) -> float:
 
 
 def median_of(values: torch.Tensor, digits: int) -> float:
+    """The median of the values that are not NaN (NaN when none is), rounded."""
     return round(values.nanmedian().item(), digits)
 
 
@@ -37,15 +38,16 @@ def clipped_share(clip: torch.Tensor, mask: torch.Tensor, joints: list[str]) -> 
     return {joint: round(share, 2) for joint, share in zip(joints, shares) if share >= 0.05}
 
 
-def flight_steps(pos: torch.Tensor, origins: torch.Tensor, lengths: torch.Tensor, stairs) -> torch.Tensor:
-    """[steps, robots]: the first episode's steps a robot spent over the flight of steps (off the platform, before
-    the success distance); every step of the first episode on a tile without steps."""
+def flight_steps(pos: torch.Tensor, origins: torch.Tensor, lengths: torch.Tensor, sub_terrain, reach: float
+                 ) -> torch.Tensor:
+    """[steps, robots]: the first episode's steps a robot spent over the flight of steps (off the platform, inside
+    ``reach`` of the centre); every step of the first episode on a tile without steps."""
     steps = torch.arange(len(pos)).unsqueeze(1)
     inside = steps < lengths.unsqueeze(0)
-    if stairs is None or not hasattr(stairs, "step_width"):
+    if sub_terrain is None or not hasattr(sub_terrain, "step_width"):
         return inside
-    ring = (pos[..., :2] - origins[:, :2]).abs().amax(dim=-1)
-    return inside & (ring > stairs.platform_width / 2 + 0.1) & (ring < 3.0)
+    ring = (pos[..., :2] - origins[:, :2]).abs().amax(dim=-1)  # a pyramid's steps are square rings
+    return inside & (ring > sub_terrain.platform_width / 2 + 0.1) & (ring < reach)
 
 
 def main() -> None:
@@ -63,15 +65,15 @@ def main() -> None:
     from locolab.eval.policy import checkpoint_cfgs
     from locolab.eval.robustness import policies_to_evaluate
     from locolab.eval.sweeps import DYNAMICS_EVENT
-    from locolab.eval.terrain_sweep import (TERRAIN_TYPES, DistanceTracker, crossed, episode_outcomes, plan_tiles,
-                                            prepare_terrain_env_cfg)
+    from locolab.eval.terrain_sweep import (SUCCESS_DISTANCE, TERRAIN_TYPES, DistanceTracker, crossed,
+                                            episode_outcomes, plan_tiles, prepare_terrain_env_cfg)
     from locolab.runners.build import load_policy
 
     tiles = plan_tiles([args.tile], robots=args.robots, values={args.tile: (args.value,)})
     task, chosen = policies_to_evaluate([args.checkpoint], args.policy)
     choice = chosen[0]
     env_cfg, _ = load_task_cfgs(task, device="cpu", seed=args.seed)
-    stairs = env_cfg.scene.terrain.terrain_generator.sub_terrains.get(TERRAIN_TYPES[args.tile][0])
+    sub_terrain = env_cfg.scene.terrain.terrain_generator.sub_terrains.get(TERRAIN_TYPES[args.tile][0])
     prepare_terrain_env_cfg(env_cfg, tiles)
     with open_env(task, env_cfg) as env:
         unwrapped = env.unwrapped
@@ -125,14 +127,14 @@ def main() -> None:
                                         enumerate(clip[window, env_id].mean(0).tolist()) if share >= 0.1},
                "touching_end": [names[i] for i in torch.nonzero(touch[last, env_id]).squeeze(1).tolist()
                                 if i not in feet]}
-        if stairs is not None and hasattr(stairs, "step_width"):
-            into = box_distance - stairs.platform_width / 2
-            row["step"], row["into_tread"] = math.floor(into / stairs.step_width) + 1, round(
-                (into % stairs.step_width) / stairs.step_width, 2)
+        if sub_terrain is not None and hasattr(sub_terrain, "step_width"):
+            into = box_distance - sub_terrain.platform_width / 2
+            row["step"], row["into_tread"] = math.floor(into / sub_terrain.step_width) + 1, round(
+                (into % sub_terrain.step_width) / sub_terrain.step_width, 2)
         rows.append(row)
         print(json.dumps(row), flush=True)
     success = crossed(farthest, fell)
-    on_steps = flight_steps(pos, origins, lengths, stairs)
+    on_steps = flight_steps(pos, origins, lengths, sub_terrain, SUCCESS_DISTANCE)
     nose_down, speed = (torch.where(on_steps, values, torch.nan).nanmedian(dim=0).values
                         for values in (torch.rad2deg(torch.asin(grav[..., 0].clamp(-1, 1))), vel[..., 0]))
     groups = {"fell": fell, "walked": ~fell}
@@ -145,8 +147,8 @@ def main() -> None:
                                                    "median_speed_x": median_of(speed[chosen], 2),
                                                    "clipped_share": clipped_share(clip, on_steps & chosen, joints)}
                          for name, chosen in groups.items()},
-                      "step_width": getattr(stairs, "step_width", None),
-                      "platform_width": getattr(stairs, "platform_width", None)}), flush=True)
+                      "step_width": getattr(sub_terrain, "step_width", None),
+                      "platform_width": getattr(sub_terrain, "platform_width", None)}), flush=True)
 
 
 if __name__ == "__main__":
