@@ -22,9 +22,14 @@ LAST_SECOND = 50  # steps at 50 Hz
 CLIPPED = 1.0  # [N m] a joint's torque counts as clipped this far short of the PD law's
 
 
-def degrees(gravity_component: float) -> float:
-    """The tilt [deg] whose sine is a component of gravity in the base frame (x: nose down, y: rolled)."""
-    return round(math.degrees(math.asin(max(-1.0, min(1.0, gravity_component)))), 1)
+def tilt_degrees(gravity_b: torch.Tensor) -> torch.Tensor:
+    """The tilts [deg] whose sines are gravity's components in the base frame (x: nose down, y: rolled)."""
+    return torch.rad2deg(torch.asin(gravity_b.clamp(-1.0, 1.0)))
+
+
+def ring_distance(pos: torch.Tensor, origins: torch.Tensor) -> torch.Tensor:
+    """Distance from the tile's centre along the farther axis: a pyramid's steps are square rings."""
+    return (pos[..., :2] - origins[:, :2]).abs().amax(dim=-1)
 
 
 def median_of(values: torch.Tensor, digits: int) -> float:
@@ -38,15 +43,13 @@ def clipped_share(clip: torch.Tensor, mask: torch.Tensor, joints: list[str]) -> 
     return {joint: round(share, 2) for joint, share in zip(joints, shares) if share >= 0.05}
 
 
-def flight_steps(pos: torch.Tensor, origins: torch.Tensor, lengths: torch.Tensor, sub_terrain, reach: float
-                 ) -> torch.Tensor:
+def flight_steps(ring: torch.Tensor, lengths: torch.Tensor, sub_terrain, reach: float) -> torch.Tensor:
     """[steps, robots]: the first episode's steps a robot spent over the flight of steps (off the platform, inside
     ``reach`` of the centre); every step of the first episode on a tile without steps."""
-    steps = torch.arange(len(pos)).unsqueeze(1)
+    steps = torch.arange(len(ring)).unsqueeze(1)
     inside = steps < lengths.unsqueeze(0)
     if sub_terrain is None or not hasattr(sub_terrain, "step_width"):
         return inside
-    ring = (pos[..., :2] - origins[:, :2]).abs().amax(dim=-1)  # a pyramid's steps are square rings
     return inside & (ring > sub_terrain.platform_width / 2 + 0.1) & (ring < reach)
 
 
@@ -105,6 +108,7 @@ def main() -> None:
         origins = unwrapped.scene.env_origins
     pos, grav, vel = (torch.stack(kept[k]) for k in ("pos", "grav", "vel"))
     touch, action, clip = torch.stack(kept["touch"]), torch.stack(kept["action"]), torch.stack(kept["clip"]).float()
+    tilt, ring = tilt_degrees(grav), ring_distance(pos, origins)  # [steps, robots, 3], [steps, robots]
     joints = list(robot.joint_names)
     feet = [i for i, name in enumerate(names) if name.endswith("_foot")]
     rows = []
@@ -112,15 +116,15 @@ def main() -> None:
         last = int(lengths[env_id]) - 1
         window = slice(max(last - LAST_SECOND + 1, 0), last + 1)
         offset = (pos[last, env_id] - origins[env_id]).tolist()
-        box_distance = max(abs(offset[0]), abs(offset[1]))  # a pyramid's steps are square rings
-        g = grav[window, env_id]
+        box_distance = ring[last, env_id].item()
+        nose_down = tilt[window, env_id, 0]
         row = {"env": env_id, "time_s": round((last + 1) * unwrapped.step_dt, 2),
                "distance_m": round(math.hypot(offset[0], offset[1]), 2), "ring_distance_m": round(box_distance, 2),
                "height_m": round(offset[2], 3),
                "speed_x_mean_last_s": round(vel[window, env_id, 0].mean().item(), 2),
                "speed_x_max_last_s": round(vel[window, env_id, 0].max().item(), 2),
-               "nose_down_deg_last_s": [degrees(v) for v in g[::10, 0].tolist() + [g[-1, 0].item()]],
-               "roll_deg_end": degrees(g[-1, 1].item()),
+               "nose_down_deg_last_s": [round(v, 1) for v in nose_down[::10].tolist() + [nose_down[-1].item()]],
+               "roll_deg_end": round(tilt[last, env_id, 1].item(), 1),
                "feet_down_mean_last_s": round(touch[window, env_id][:, feet].float().sum(1).mean().item(), 2),
                "action_norm_mean_last_s": round(action[window, env_id].mean().item(), 2),
                "clipped_share_last_s": {joints[j]: round(share, 2) for j, share in
@@ -134,9 +138,9 @@ def main() -> None:
         rows.append(row)
         print(json.dumps(row), flush=True)
     success = crossed(farthest, fell)
-    on_steps = flight_steps(pos, origins, lengths, sub_terrain, SUCCESS_DISTANCE)
+    on_steps = flight_steps(ring, lengths, sub_terrain, SUCCESS_DISTANCE)
     nose_down, speed = (torch.where(on_steps, values, torch.nan).nanmedian(dim=0).values
-                        for values in (torch.rad2deg(torch.asin(grav[..., 0].clamp(-1, 1))), vel[..., 0]))
+                        for values in (tilt[..., 0], vel[..., 0]))
     groups = {"fell": fell, "walked": ~fell}
     median = (lambda key: sorted(r[key] for r in rows)[len(rows) // 2] if rows else None)
     print(json.dumps({"checkpoint": str(args.checkpoint), "tile": args.tile, "value": args.value, "robots": args.robots,
